@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by the guest programs. */
+#ifndef HWAGE_UTIL_H
+#define HWAGE_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <unistd.h>
+
+/* read_file(): whole small file into buf, NUL-terminated; -1 on error. */
+static inline ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n, total = 0;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while (total < (ssize_t)size - 1) {
+		n = read(fd, buf + total, size - 1 - total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+/* write_file(): write a string; returns 0 or -errno of the write. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+/* vmstat(): one counter from /proc/vmstat, -1 if absent. */
+static inline long long vmstat(const char *name)
+{
+	static char buf[16384];
+	size_t len = strlen(name);
+	char *p = buf;
+
+	if (read_file("/proc/vmstat", buf, sizeof(buf)) < 0)
+		return -1;
+	while (p && *p) {
+		if (!strncmp(p, name, len) && p[len] == ' ')
+			return atoll(p + len + 1);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+/*
+ * setup_zram_swap(): swap on /dev/zram0 of size_mb, once per boot.
+ * Writes the swap header itself (no mkswap in the guest). Returns 0 when
+ * swap is on, or -errno.
+ */
+static inline int setup_zram_swap(int size_mb)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	char buf[4096], *page;
+	uint32_t *hdr;
+	int fd, ret;
+
+	if (read_file("/proc/swaps", buf, sizeof(buf)) > 0 && strstr(buf, "/dev/zram0"))
+		return 0;
+	snprintf(buf, sizeof(buf), "%dM", size_mb);
+	ret = write_file("/sys/block/zram0/disksize", buf);
+	if (ret)
+		return ret;
+	page = calloc(1, psz);
+	if (!page)
+		return -ENOMEM;
+	/* struct swap_header: version, last_page, nr_badpages after 1024 bytes */
+	hdr = (uint32_t *)(page + 1024);
+	hdr[0] = 1;
+	hdr[1] = (uint32_t)((long long)size_mb * 1024 * 1024 / psz - 1);
+	hdr[2] = 0;
+	memcpy(page + psz - 10, "SWAPSPACE2", 10);
+	fd = open("/dev/zram0", O_WRONLY);
+	if (fd < 0 || write(fd, page, psz) != psz)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(page);
+	if (ret)
+		return ret;
+	return swapon("/dev/zram0", 0) ? -errno : 0;
+}
+
+#endif

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Configure and build the guest kernel for one target, out of tree in the
+# cache. Config fragments: configs/common.config, configs/$ARCH.config and,
+# if present, configs/local.config (not tracked: your own additions).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || die "usage: $0 ARCH"
+load_target "$1"
+[ -d "$HWAGE_SRC/.git" ] || die "no kernel tree in $HWAGE_SRC (run scripts/prepare-tree.sh)"
+
+FRAGS="$HWAGE_TOP/configs/common.config $HWAGE_TOP/configs/$HWAGE_ARCH.config"
+[ -f "$HWAGE_TOP/configs/local.config" ] && FRAGS="$FRAGS $HWAGE_TOP/configs/local.config"
+KMAKE="make -C $HWAGE_SRC O=$HWAGE_BUILD ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE"
+mkdir -p "$HWAGE_BUILD"
+
+# check_config: every line of the fragments must hold in the final .config.
+check_config() {
+	local bad
+	bad=$(cat $FRAGS | sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)$/\1/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1 unset/p' |
+	while read -r want; do
+		case "$want" in
+		*" unset")
+			sym=${want% unset}
+			grep -q "^$sym=" "$HWAGE_BUILD/.config" && echo "  $sym should be unset"
+			;;
+		*)
+			grep -qxF "$want" "$HWAGE_BUILD/.config" ||
+				echo "  $want, got: $(grep -E "^(# )?${want%%=*}[= ]" "$HWAGE_BUILD/.config" || echo 'absent (dependency missing?)')"
+			;;
+		esac
+	done)
+	[ -z "$bad" ] && return 0
+	echo "config fragments not honoured for $HWAGE_ARCH:" >&2
+	echo "$bad" >&2
+	return 1
+}
+
+configure() {
+	(cd "$HWAGE_SRC" && ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE \
+		scripts/kconfig/merge_config.sh -n -O "$HWAGE_BUILD" $FRAGS) &&
+	check_config
+}
+
+# Reconfigure only when the fragments or the tree changed.
+cstamp=$( (cat $FRAGS; git -C "$HWAGE_SRC" rev-parse HEAD) | sha256sum | cut -c1-16)
+if [ "$(cat "$HWAGE_BUILD/.hwage-config" 2>/dev/null)" != "$cstamp" ] || [ ! -f "$HWAGE_BUILD/.config" ]; then
+	step "configure $HWAGE_ARCH kernel" logged "$HWAGE_LOGS/config-$HWAGE_ARCH.log" configure ||
+		die "kernel configuration failed for $HWAGE_ARCH"
+	echo "$cstamp" >"$HWAGE_BUILD/.hwage-config"
+fi
+
+target=$(basename "$KIMAGE")
+step "build $HWAGE_ARCH kernel ($target, log: $HWAGE_LOGS/build-$HWAGE_ARCH.log)" \
+	logged "$HWAGE_LOGS/build-$HWAGE_ARCH.log" $KMAKE -j"$HWAGE_JOBS" "$target" ||
+	die "kernel build failed for $HWAGE_ARCH"
+$KMAKE -s kernelrelease >"$HWAGE_BUILD/.hwage-release" 2>/dev/null
+info "$HWAGE_ARCH kernel $(cat "$HWAGE_BUILD/.hwage-release"): $HWAGE_BUILD/$KIMAGE"

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check-series: scripts/checkpatch.pl --strict over every patch in
+# patches/series. Any error or warning fails.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+n=0
+bad=0
+while read -r p; do
+	n=$((n + 1))
+	case "$p" in *cover-letter*) continue;; esac
+	out=$(cd "$HWAGE_SRC" && perl scripts/checkpatch.pl --strict --quiet "$HWAGE_TOP/patches/$p" 2>&1)
+	if [ -n "$out" ]; then
+		echo "$p:"
+		echo "$out" | sed 's/^/  /'
+		bad=$((bad + 1))
+	else
+		echo "ok  $p"
+	fi
+done < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$HWAGE_TOP/patches/series" | grep -v '^$')
+echo "check-series: $n patches, $bad with checkpatch reports"
+[ "$bad" = 0 ]

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the hwage harness scripts. Source it, don't run it.
+
+HWAGE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HWAGE_CACHE=${HWAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hwage}
+HWAGE_SRC=$HWAGE_CACHE/linux		# unpacked linux-source-6.12, a git repo
+HWAGE_LOGS=${HWAGE_LOGS:-$HWAGE_CACHE/logs}
+HWAGE_JOBS=${HWAGE_JOBS:-$(nproc)}
+
+case "$HWAGE_CACHE" in
+"$HWAGE_TOP"|"$HWAGE_TOP"/*)
+	echo "hwage: HWAGE_CACHE=$HWAGE_CACHE is inside the repository; point it elsewhere" >&2
+	exit 1
+	;;
+esac
+mkdir -p "$HWAGE_CACHE" "$HWAGE_LOGS"
+
+die() {
+	echo "hwage: error: $*" >&2
+	exit 1
+}
+
+info() {
+	echo "hwage: $*"
+}
+
+# step "what" cmd...: run cmd, print what it does and how long it took.
+step() {
+	local what=$1 t0 rc
+	shift
+	t0=$(date +%s)
+	echo ">>> $what"
+	"$@"
+	rc=$?
+	echo "<<< $what: $((($(date +%s) - t0)))s$([ $rc -eq 0 ] || echo ", FAILED (exit $rc)")"
+	return $rc
+}
+
+# logged LOG cmd...: run cmd with output to LOG; on failure show its tail.
+logged() {
+	local log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		echo "---- last 40 lines of $log ----" >&2
+		tail -n 40 "$log" >&2
+		echo "---- full log: $log ----" >&2
+		return 1
+	fi
+}
+
+# Per-target settings (ARCH names as the kernel spells them).
+load_target() {
+	local arch=$1
+	[ -f "$HWAGE_TOP/targets/$arch.conf" ] ||
+		die "unknown ARCH '$arch' (targets: $(cd "$HWAGE_TOP/targets" && ls *.conf | sed 's/\.conf//' | tr '\n' ' '))"
+	# shellcheck source=/dev/null
+	. "$HWAGE_TOP/targets/$arch.conf"
+	HWAGE_ARCH=$arch
+	HWAGE_BUILD=$HWAGE_CACHE/build-$arch
+	HWAGE_GUEST=$HWAGE_CACHE/guest-$arch
+}
+
+# Hash of files' contents (for stamps), independent of mtimes.
+content_hash() {
+	cat "$@" 2>/dev/null | sha256sum | cut -c1-16
+}

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the built kernel and initramfs of ARCH in QEMU (TCG).
+#   run-guest.sh ARCH MODE [-- extra qemu args]
+# MODE is test, demo or shell (see guest/init.c). shell is interactive
+# (Ctrl-A X quits); the others run under a timeout with the serial log in
+# $HWAGE_LOGS/guest-ARCH-MODE-*.log. Extra kernel parameters:
+# HWAGE_CMDLINE; extra QEMU options: HWAGE_QEMU_ARGS or after "--".
+set -u
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 2 ] || die "usage: $0 ARCH test|demo|shell [-- qemu args]"
+load_target "$1"
+MODE=$2
+shift 2
+[ "${1:-}" = "--" ] && shift
+case "$MODE" in test|demo|shell) ;; *) die "unknown mode '$MODE' (test, demo, shell)";; esac
+
+kernel=$HWAGE_BUILD/$KIMAGE
+initrd=$HWAGE_GUEST/initramfs.cpio
+[ -f "$kernel" ] || die "no $HWAGE_ARCH kernel at $kernel (make kernel ARCH=$HWAGE_ARCH)"
+[ -f "$initrd" ] || die "no $HWAGE_ARCH initramfs at $initrd (make initramfs ARCH=$HWAGE_ARCH)"
+release=$(cat "$HWAGE_BUILD/.hwage-release" 2>/dev/null)
+timeout=${HWAGE_TIMEOUT:-$BOOT_TIMEOUT}
+
+cmdline="console=$CONSOLE panic=-1 hwage.mode=$MODE hwage.release=$release ${HWAGE_CMDLINE:-}"
+qemu=($QEMU $QEMU_ARGS -nodefaults -no-reboot -display none
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	${HWAGE_QEMU_ARGS:-} "$@")
+
+if [ "$MODE" = shell ]; then
+	info "booting $HWAGE_ARCH $release, interactive: Ctrl-A X quits"
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+
+log=$HWAGE_LOGS/guest-$HWAGE_ARCH-$MODE-$(date +%Y%m%d-%H%M%S).log
+ln -sfn "$(basename "$log")" "$HWAGE_LOGS/guest-$HWAGE_ARCH-$MODE.log"
+echo "${qemu[*]}" >"$log.cmd"
+t0=$(date +%s)
+# Show progress (init's lines and top-level results) while logging it all.
+progress() {
+	local l t
+	while IFS= read -r l; do
+		t=$(awk -v a="$EPOCHREALTIME" -v b="$t0r" 'BEGIN { printf "%6.1f", a - b }')
+		printf '[%s %ss] %s\n' "$HWAGE_ARCH" "$t" "${l%$'\r'}"
+	done
+}
+t0r=$EPOCHREALTIME
+timeout -k 10 "$timeout" "${qemu[@]}" -chardev stdio,id=con,signal=off -serial chardev:con \
+	</dev/null 2>&1 | tee "$log" |
+	if [ "$MODE" = test ]; then
+		grep --line-buffered -aE '^(hwage-init|(not )?ok [0-9]+ t[0-9][0-9])|Kernel panic' | progress
+	else
+		sed -u -n '/^hwage-init: mode/,$p' | progress
+	fi
+rc=${PIPESTATUS[0]}
+secs=$(($(date +%s) - t0))
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "hwage: $HWAGE_ARCH guest timed out after ${timeout}s; log: $log; its tail:" >&2
+	tail -n 30 "$log" >&2
+elif [ "$rc" != 0 ]; then
+	echo "hwage: qemu exited with $rc after ${secs}s; log: $log; its tail:" >&2
+	tail -n 30 "$log" >&2
+fi
+boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init.*/\1/p' "$log" | head -n 1)
+info "$HWAGE_ARCH guest ($MODE) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"
+exit "$rc"

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make test: set up the host, build each target's kernel and guest, boot it
+# in QEMU, and count the KTAP results. The last line printed is
+#   N passed, N failed
+# HWAGE_ARCHS picks the targets (default: ppc64le x86_64).
+set -u
+. "$(dirname "$0")/lib.sh"
+S=$HWAGE_TOP/scripts
+ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
+t0=$(date +%s)
+passed=0
+failed=0
+skipped=0
+summary=()
+
+count() {
+	local line=$1 p f s
+	read -r p f s < <(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' <<<"$line")
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-1}))
+	skipped=$((skipped + ${s:-0}))
+	summary+=("$line")
+}
+
+bash "$S/setup.sh" && bash "$S/prepare-tree.sh" || {
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+for arch in $ARCHS; do
+	if ! bash "$S/build-kernel.sh" "$arch" || ! bash "$S/mkinitramfs.sh" "$arch"; then
+		count "$arch: 0 passed, 1 failed, 0 skipped (build)"
+		continue
+	fi
+	step "boot $arch and run the guest tests" bash "$S/run-guest.sh" "$arch" test
+	log=$HWAGE_LOGS/guest-$arch-test.log
+	echo "results for $arch ($(readlink -f "$log")):"
+	res=$(awk -v label="$arch" -f "$S/ktap-summary.awk" "$log")
+	echo "$res"
+	count "$(tail -n 1 <<<"$res")"
+done
+
+echo
+echo "hwage test summary ($(($(date +%s) - t0))s):"
+printf '  %s\n' "${summary[@]}"
+echo "$passed passed, $failed failed$([ "$skipped" = 0 ] || echo ", $skipped skipped")"
+[ "$failed" = 0 ]
