@@ -235,7 +235,10 @@ int main(void)
 		run_wait(argv[0], argv);
 	} else if (!strcmp(mode, "shell")) {
 		char *argv[] = { "/bin/sh", "-l", NULL };
+		char *inst[] = { "/bin/busybox", "--install", "-s", "/bin", NULL };
 
+		if (!access(inst[0], X_OK))
+			run_wait(inst[0], inst);
 		if (access(argv[0], X_OK))
 			out("hwage-init: no /bin/sh in this image\n");
 		else

@@ -6,7 +6,7 @@
 #   "LABEL: N passed, N failed, N skipped"
 # Counted: every leaf test case; a suite that failed with no failing case
 # counts as one failure; "guest ran to completion" and "kernel log has no
-# warnings" are two checks of their own.
+# warnings" and "KUnit ran at boot" are checks of their own.
 
 function flush_suite(name, ok,    status) {
 	if (!ok && s_fail == 0) {
@@ -29,14 +29,16 @@ BEGIN {
 	sub(/^\[ *[0-9]+\.[0-9]+\] /, "")
 }
 
-/WARNING: CPU:|-----------\[ cut here \]|kernel BUG at|BUG: |Oops|Kernel panic|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|Unable to handle kernel|general protection fault|detected stall|soft lockup|hard LOCKUP|Call Trace:/ {
+/WARNING: CPU:|-----------\[ cut here \]|kernel BUG at|BUG: |Oops|Kernel panic|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|Unable to handle kernel|general protection fault|detected stall|soft lockup|hard LOCKUP/ {
 	if (nprob < 20)
 		prob[++nprob] = $0
 	else
 		nprob++
 }
 
+/^hwage-init: mode/ { in_init = 1 }
 /^hwage-init: tests done/ { done = 1 }
+/^KTAP version/ && !in_init { kunit = 1 }
 
 /^ *(not )?ok [0-9]+/ {
 	match($0, /^ */)
@@ -78,6 +80,12 @@ END {
 	} else {
 		failed++
 		printf "  FAIL guest did not run to completion (no 'tests done' line)\n"
+	}
+	if (kunit) {
+		passed++
+	} else {
+		failed++
+		printf "  FAIL KUnit did not run at boot (no KTAP before init)\n"
 	}
 	if (nprob == 0) {
 		passed++

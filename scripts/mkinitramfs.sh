@@ -29,12 +29,16 @@ pack() {
 	for f in "$BIN"/demo-*; do
 		[ -e "$f" ] && cp "$f" "$ROOT/demo/${f##*/demo-}"
 	done
+	[ -x "$ROOT/bin/busybox" ] && ln -sf busybox "$ROOT/bin/sh"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$ROOT/etc/passwd"
 	(cd "$ROOT" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) \
 		>"$HWAGE_GUEST/initramfs.cpio.tmp" &&
 	mv "$HWAGE_GUEST/initramfs.cpio.tmp" "$HWAGE_GUEST/initramfs.cpio"
 }
 
+# busybox gives "make boot" a shell; the tests do not need it.
+bash "$HWAGE_TOP/scripts/guest-debs.sh" "$HWAGE_ARCH" busybox-static ||
+	info "warning: no busybox for $HWAGE_ARCH, 'make boot' will have no shell"
 logged "$HWAGE_LOGS/guest-$HWAGE_ARCH.log" build || die "guest programs failed to build for $HWAGE_ARCH"
 pack || die "could not pack the $HWAGE_ARCH initramfs"
 info "$HWAGE_ARCH initramfs: $HWAGE_GUEST/initramfs.cpio ($(du -k "$HWAGE_GUEST/initramfs.cpio" | cut -f1) KiB)"

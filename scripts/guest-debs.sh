@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Fetch Debian packages of the guest's architecture and unpack them into
+# the target's guest root overlay ($HWAGE_GUEST/debs), which mkinitramfs.sh
+# copies into the initramfs. Uses a private apt state, so the host's own
+# apt configuration is not touched.
+#   guest-debs.sh ARCH PACKAGE...
+set -u
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 2 ] || die "usage: $0 ARCH PACKAGE..."
+load_target "$1"
+shift
+APTD=$HWAGE_CACHE/apt-$DEB_ARCH
+OUT=$HWAGE_GUEST/debs
+mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial" "$APTD/debs" "$OUT"
+APT=(apt-get -q -o APT::Architecture="$DEB_ARCH" -o APT::Architectures="$DEB_ARCH"
+	-o Dir::State::Lists="$APTD/lists" -o Dir::Cache="$APTD/cache"
+	-o Dir::State::status=/dev/null -o Debug::NoLocking=1)
+
+# Refresh the package lists at most once a day.
+if [ -z "$(find "$APTD/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
+	step "apt lists for $DEB_ARCH" logged "$HWAGE_LOGS/apt-$DEB_ARCH.log" "${APT[@]}" update ||
+		die "apt-get update for $DEB_ARCH failed"
+fi
+
+stamp=$OUT/.hwage-debs
+for p in "$@"; do
+	grep -qxF "$p" "$stamp" 2>/dev/null && continue
+	deb=$(ls "$APTD/debs/${p}_"*"_$DEB_ARCH.deb" "$APTD/debs/${p}_"*_all.deb 2>/dev/null | head -n 1)
+	if [ -z "$deb" ]; then
+		(cd "$APTD/debs" && logged "$HWAGE_LOGS/apt-$DEB_ARCH.log" "${APT[@]}" download "$p") ||
+			die "could not download $p for $DEB_ARCH"
+		deb=$(ls "$APTD/debs/${p}_"*.deb | head -n 1)
+	fi
+	dpkg-deb -x "$deb" "$OUT" || die "could not unpack $deb"
+	echo "$p" >>"$stamp"
+	info "guest $DEB_ARCH: $(basename "$deb")"
+done
