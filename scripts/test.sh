@@ -23,8 +23,27 @@ count() {
 	summary+=("$line")
 }
 
+# Host tests: each tests/host/*.sh prints flat KTAP.
+host_tests() {
+	local t out p f rc hp=0 hf=0
+	for t in "$HWAGE_TOP"/tests/host/*.sh; do
+		out=$(bash "$t" 2>&1)
+		rc=$?
+		p=$(grep -c '^ok ' <<<"$out")
+		f=$(grep -c '^not ok ' <<<"$out")
+		[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+		printf '  %s %-40s %d passed, %d failed\n' "$([ "$f" = 0 ] && echo "ok  " || echo FAIL)" \
+			"host/$(basename "$t" .sh)" "$p" "$f"
+		[ "$f" = 0 ] || grep -E '^(not ok|#)' <<<"$out" | sed 's/^/    /'
+		hp=$((hp + p))
+		hf=$((hf + f))
+	done
+	count "host: $hp passed, $hf failed, 0 skipped"
+}
+host_tests
+
 bash "$S/setup.sh" && bash "$S/prepare-tree.sh" || {
-	echo "0 passed, 1 failed"
+	echo "$passed passed, $((failed + 1)) failed"
 	exit 1
 }
 
