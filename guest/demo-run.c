@@ -2,8 +2,8 @@
 /*
  * make demo: a hot/cold workload in a memory cgroup over its limit, with
  * swap on zram, and what MGLRU does about it, printed every round: the
- * cgroup's generations from /sys/kernel/debug/lru_gen and the reclaim
- * counters from /proc/vmstat.
+ * cgroup's generations from /sys/kernel/debug/lru_gen and its reclaim
+ * counters from memory.stat.
  *
  * The workload touches COLD_MB once, then keeps re-reading HOT_MB; with the
  * limit between the two, a good aging policy keeps the hot pages resident
@@ -28,8 +28,9 @@
 #define COLD_MB 48
 #define ROUNDS 6
 
+/* From the cgroup's memory.stat: limit reclaim is not in /proc/vmstat's pgscan. */
 static const char *const counters[] = {
-	"pgscan_direct", "pgsteal_direct", "pswpout", "pswpin",
+	"pgscan", "pgsteal", "pswpout", "pswpin",
 	"workingset_refault_anon", "workingset_activate_anon", NULL,
 };
 
@@ -87,7 +88,7 @@ int main(void)
 	printf("demo: memcg limit %d MiB, workload: %d MiB hot (re-read), %d MiB cold (touched once)\n",
 	       LIMIT_MB, HOT_MB, COLD_MB);
 	for (i = 0; counters[i]; i++)
-		base[i] = vmstat(counters[i]);
+		base[i] = stat_value(CG "/memory.stat", counters[i]);
 	pid = fork();
 	if (pid == 0)
 		workload();
@@ -95,9 +96,9 @@ int main(void)
 		sleep(3);
 		printf("--- round %d/%d\n", r, ROUNDS);
 		print_memcg_gens();
-		printf("  vmstat since start:");
+		printf("  memory.stat since start:");
 		for (i = 0; counters[i]; i++) {
-			now = vmstat(counters[i]);
+			now = stat_value(CG "/memory.stat", counters[i]);
 			printf(" %s %lld", counters[i], now - base[i]);
 		}
 		printf("\n");

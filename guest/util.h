@@ -48,14 +48,14 @@ static inline int write_file(const char *path, const char *s)
 	return n;
 }
 
-/* vmstat(): one counter from /proc/vmstat, -1 if absent. */
-static inline long long vmstat(const char *name)
+/* stat_value(): NAME's value in a "name value" file, -1 if absent. */
+static inline long long stat_value(const char *path, const char *name)
 {
 	static char buf[16384];
 	size_t len = strlen(name);
 	char *p = buf;
 
-	if (read_file("/proc/vmstat", buf, sizeof(buf)) < 0)
+	if (read_file(path, buf, sizeof(buf)) < 0)
 		return -1;
 	while (p && *p) {
 		if (!strncmp(p, name, len) && p[len] == ' ')
@@ -65,6 +65,11 @@ static inline long long vmstat(const char *name)
 			p++;
 	}
 	return -1;
+}
+
+static inline long long vmstat(const char *name)
+{
+	return stat_value("/proc/vmstat", name);
 }
 
 /*
