@@ -1,0 +1,613 @@
+/*
+ * Copyright (C) 2025 The hwage authors
+ *
+ * hca - an emulated Hot-Cold Affinity (HCA) page-access counter engine.
+ *
+ * Counts guest loads and stores per guest-physical page into a table in a
+ * shared file, with the count/prev_count/age semantics of the POWER10 HCA
+ * counters used by the "arch-specific page aging" RFC.  QEMU exposes the same
+ * file to the guest as the BAR of an ivshmem-plain device, so a guest driver
+ * can read the counters as if they came from hardware.  The layout of the
+ * table is defined in hca-table.h.
+ *
+ *   -object memory-backend-ram,id=ram0,size=1G -machine memory-backend=ram0
+ *   -object memory-backend-file,id=hca,share=on,mem-path=/dev/shm/t,size=S
+ *   -device ivshmem-plain,memdev=hca
+ *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
+ *           [,decay=100000000][,ifetch=off][,truth=PATH]  -d plugin
+ *
+ * S is printed by "hca-size 1G 4096" (see hca_table_size()).
+ *
+ * Limitations of QEMU's plugin API v1, which this file relies on alone:
+ *  - qemu_plugin_hwaddr_phys_addr() is the offset inside the RAM block, not
+ *    the guest-physical address.  The main RAM block must be created first
+ *    and be the only one below ram=; offsets at or beyond ram= are dropped.
+ *    Accesses to another RAM-backed region (the ivshmem BAR, a ROM) have
+ *    offsets inside their own block that cannot be told apart from main RAM
+ *    offsets: they are counted against the low pfns of the table (pfns
+ *    below table_size / page for the BAR).  The guest driver reads the table
+ *    with a handful of accesses per scan, so the error is small, but it is
+ *    not zero.
+ *  - Instruction fetches have no physical address in API v1, so ifetch=on
+ *    is refused rather than approximated.
+ *  - Only CPU accesses are seen; device DMA is not.
+ *  - A guest x86 machine with more than about 3 GiB of RAM splits its RAM
+ *    around the PCI hole: RAM offsets are then not guest-physical addresses.
+ *
+ * License: GNU GPL, version 2 or later.
+ *   See the COPYING file in the top-level directory.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <qemu-plugin.h>
+
+#include "hca-table.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the table is little-endian and this plugin writes it natively"
+#endif
+
+_Static_assert(sizeof(struct hca_table_header) == HCA_TABLE_HEADER_SIZE,
+	       "header is one page");
+_Static_assert(__builtin_offsetof(struct hca_table_header, enabled) == 0x100,
+	       "control area at 0x100");
+_Static_assert(sizeof(struct hca_entry) == 16, "entry is 16 bytes");
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+/*
+ * Configuration.  Set once by the option parser in qemu_plugin_install()
+ * and read-only afterwards.
+ */
+static char *table_path;
+static char *truth_path;
+static uint64_t ram_size;
+static uint64_t page_size = 4096;
+static unsigned int page_shift = 12;
+static uint64_t nr_pages;
+static uint32_t sample = 1;
+static uint64_t decay_insns = 100000000;
+
+/*
+ * The table.  The header and entries live in the shared file, mapped
+ * MAP_SHARED, so that the guest sees every update through the ivshmem BAR
+ * and its control writes are seen here.  All accesses to shared fields are
+ * atomic: vCPU threads count concurrently, one of them applies the decays,
+ * and the guest writes the control area and clears entries.
+ */
+static struct hca_table_header *hdr;
+static struct hca_entry *entries;
+static uint64_t table_size;
+
+/*
+ * Ground truth (truth=PATH): exact 64-bit access counts per page since the
+ * start of the run, private to the plugin and independent of sample=,
+ * decays, @enabled and guest clears.  Written to PATH at exit and whenever
+ * the guest increments @truth_req.
+ */
+static uint64_t *truth;
+static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t truth_served;
+
+/*
+ * The clock.  Decays are clocked on guest instructions so that a run is
+ * repeatable whatever the host load: each translated block adds its length
+ * to a per-vCPU count when it starts executing, and a vCPU adds that count
+ * to the global clock every clock_chunk instructions.  A flush that finds the
+ * clock past next_decay applies the decays that are due, and a flush also
+ * checks whether the guest asked for a ground-truth dump.
+ *
+ * Per-vCPU state also carries the sampling countdown: with sample=N, the
+ * next access counted is drawn uniformly in [1, 2N-1] accesses ahead (mean
+ * N) from a per-vCPU xorshift generator, so strided loops cannot alias with
+ * a fixed period; each counted access adds N to the entry.
+ */
+struct hca_vcpu {
+	uint64_t insns;		/* instructions not yet added to the clock */
+	uint64_t rng;		/* xorshift64 state, never 0 */
+	uint32_t countdown;	/* accesses until the next counted one */
+} __attribute__((aligned(64)));
+
+static struct hca_vcpu *vcpus;
+static unsigned int nr_vcpus;
+static uint64_t clock_insns;
+static uint64_t clock_chunk;
+static uint64_t next_decay;
+static uint64_t epoch;
+static pthread_mutex_t decay_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Counting.  An entry is incremented with compare-and-swap so that it
+ * saturates at HCA_COUNT_MAX and no update is lost under multi-threaded TCG.
+ */
+static inline void entry_count_add(__le32 *count, uint32_t n)
+{
+	uint32_t old = __atomic_load_n(count, __ATOMIC_RELAXED), new;
+
+	do {
+		if (old == HCA_COUNT_MAX)
+			return;
+		new = old > HCA_COUNT_MAX - n ? HCA_COUNT_MAX : old + n;
+	} while (!__atomic_compare_exchange_n(count, &old, new, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+}
+
+/* Accesses until the next counted one: uniform in [1, 2 * sample - 1]. */
+static inline uint32_t sample_draw(struct hca_vcpu *v)
+{
+	uint64_t x = v->rng;
+
+	if (sample == 1)
+		return 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	v->rng = x;
+	return 1 + (uint32_t)(((x >> 32) * (2ULL * sample - 1)) >> 32);
+}
+
+/*
+ * Decay.  Moves count into prev_count and ages every entry, then publishes
+ * the new epoch.  Entries are taken with an atomic exchange so that counts
+ * added by running vCPUs land either in this period or in the next one.
+ */
+static void table_decay(void)
+{
+	uint64_t i;
+
+	for (i = 0; i < nr_pages; i++) {
+		struct hca_entry *e = &entries[i];
+		uint32_t c = 0, a;
+
+		if (__atomic_load_n(&e->count, __ATOMIC_RELAXED))
+			c = __atomic_exchange_n(&e->count, 0, __ATOMIC_RELAXED);
+		if (c || __atomic_load_n(&e->prev_count, __ATOMIC_RELAXED))
+			__atomic_store_n(&e->prev_count, c, __ATOMIC_RELAXED);
+		a = __atomic_load_n(&e->age, __ATOMIC_RELAXED);
+		if (a < HCA_AGE_MAX)
+			__atomic_store_n(&e->age, a + 1, __ATOMIC_RELAXED);
+	}
+	epoch++;
+	__atomic_store_n(&hdr->epoch, epoch, __ATOMIC_RELEASE);
+}
+
+/* Apply the decays due at clock value @now; one vCPU at a time. */
+static void engine_decay(uint64_t now)
+{
+	uint64_t next;
+
+	if (pthread_mutex_trylock(&decay_lock))
+		return;		/* another vCPU is on it */
+	next = __atomic_load_n(&next_decay, __ATOMIC_RELAXED);
+	while (now >= next) {
+		if (__atomic_load_n(&hdr->enabled, __ATOMIC_ACQUIRE))
+			table_decay();
+		next += decay_insns;
+	}
+	__atomic_store_n(&next_decay, next, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&decay_lock);
+}
+
+/*
+ * Ground-truth file: "pfn count" lines for the pages with a nonzero count,
+ * in pfn order, after a comment header.  Written to PATH.tmp and renamed so
+ * that a reader never sees a partial file.
+ */
+static int truth_write(uint64_t insns)
+{
+	char tmp[PATH_MAX];
+	static char buf[1 << 16];
+	FILE *f;
+	uint64_t pfn;
+	int err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", truth_path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	setvbuf(f, buf, _IOFBF, sizeof(buf));
+	fprintf(f, "# hwage hca ground truth: exact CPU accesses per page\n");
+	fprintf(f, "# ram=%" PRIu64 " page=%" PRIu64 " insns=%" PRIu64
+		" epoch=%" PRIu64 " sample=%" PRIu32 "\n",
+		ram_size, page_size, insns,
+		(uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED), sample);
+	fprintf(f, "# pfn count\n");
+	for (pfn = 0; pfn < nr_pages; pfn++) {
+		uint64_t c = __atomic_load_n(&truth[pfn], __ATOMIC_RELAXED);
+
+		if (c)
+			fprintf(f, "%" PRIu64 " %" PRIu64 "\n", pfn, c);
+	}
+	err = ferror(f);
+	if (fclose(f) || err) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, truth_path))
+		return -errno;
+	return 0;
+}
+
+static void truth_report_error(int err)
+{
+	char msg[PATH_MAX + 64];
+
+	snprintf(msg, sizeof(msg), "hca: cannot write %s: %s\n", truth_path,
+		 strerror(-err));
+	qemu_plugin_outs(msg);
+}
+
+/* Answer a guest request (truth_req != last answered), from a vCPU. */
+static void truth_request(uint32_t req)
+{
+	int err;
+
+	if (pthread_mutex_trylock(&truth_lock))
+		return;
+	if (req != truth_served) {
+		err = truth_write(__atomic_load_n(&clock_insns,
+						  __ATOMIC_RELAXED));
+		if (err)
+			truth_report_error(err);
+		truth_served = req;
+		__atomic_store_n(&hdr->truth_done, req, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&truth_lock);
+}
+
+/* Add a vCPU's instructions to the clock; run what is due. */
+static void clock_flush(struct hca_vcpu *v)
+{
+	uint64_t now;
+	uint32_t req;
+
+	now = __atomic_add_fetch(&clock_insns, v->insns, __ATOMIC_RELAXED);
+	v->insns = 0;
+	if (now >= __atomic_load_n(&next_decay, __ATOMIC_RELAXED))
+		engine_decay(now);
+	if (truth) {
+		req = __atomic_load_n(&hdr->truth_req, __ATOMIC_ACQUIRE);
+		if (req != __atomic_load_n(&truth_served, __ATOMIC_RELAXED))
+			truth_request(req);
+	}
+}
+
+/*
+ * Execution callbacks.  The block callback runs the clock; the memory
+ * callback runs for every load and store (QEMU_PLUGIN_MEM_RW: the R/W
+ * filter of 7.2 is broken) and only resolves the physical address of the
+ * accesses it counts, which is what makes sampling cheap.  With truth= every
+ * access is resolved.
+ */
+static void vcpu_tb_exec(unsigned int cpu_index, void *udata)
+{
+	struct hca_vcpu *v = &vcpus[cpu_index];
+
+	v->insns += (uintptr_t)udata;
+	if (unlikely(v->insns >= clock_chunk))
+		clock_flush(v);
+}
+
+static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
+		     uint64_t vaddr, void *udata)
+{
+	struct hca_vcpu *v = &vcpus[cpu_index];
+	bool counted = --v->countdown == 0;
+	struct qemu_plugin_hwaddr *hw;
+	uint64_t pfn;
+
+	if (likely(!counted && !truth))
+		return;
+	hw = qemu_plugin_get_hwaddr(info, vaddr);
+	if (!hw || qemu_plugin_hwaddr_is_io(hw))
+		goto out;
+	pfn = qemu_plugin_hwaddr_phys_addr(hw) >> page_shift;
+	if (pfn >= nr_pages)
+		goto out;
+	if (truth)
+		__atomic_fetch_add(&truth[pfn], 1, __ATOMIC_RELAXED);
+	if (counted && __atomic_load_n(&hdr->enabled, __ATOMIC_RELAXED))
+		entry_count_add(&entries[pfn].count, sample);
+out:
+	if (counted)
+		v->countdown = sample_draw(v);
+}
+
+/*
+ * Translation: one block callback carrying the block length, and one memory
+ * callback per instruction (it only fires for instructions that access
+ * memory).
+ */
+static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	size_t i;
+
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, vcpu_tb_exec,
+					     QEMU_PLUGIN_CB_NO_REGS,
+					     (void *)(uintptr_t)n);
+	for (i = 0; i < n; i++)
+		qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
+						 vcpu_mem,
+						 QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW, NULL);
+}
+
+static void plugin_exit(qemu_plugin_id_t id, void *p)
+{
+	char msg[256];
+	uint64_t insns;
+	unsigned int i;
+	int err;
+
+	/* vCPUs are stopped: fold their pending instructions in. */
+	for (i = 0; i < nr_vcpus; i++) {
+		__atomic_add_fetch(&clock_insns, vcpus[i].insns,
+				   __ATOMIC_RELAXED);
+		vcpus[i].insns = 0;
+	}
+	insns = __atomic_load_n(&clock_insns, __ATOMIC_RELAXED);
+	if (truth) {
+		err = truth_write(insns);
+		if (err)
+			truth_report_error(err);
+	}
+	snprintf(msg, sizeof(msg), "hca: exit: insns=%" PRIu64 " epoch=%"
+		 PRIu64 "\n", insns,
+		 (uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED));
+	qemu_plugin_outs(msg);
+}
+
+/*
+ * Table setup.  QEMU may have created and mapped the file already (memory
+ * backends are created before plugins are installed in 7.2) or not: open it
+ * with O_CREAT, grow it if it is smaller than needed (never shrink it, QEMU
+ * may have it mapped), map it shared and initialise it.  The guest has not
+ * run yet, so entries and control start from zero, counting enabled.
+ */
+static int table_setup(void)
+{
+	struct stat st;
+	int fd;
+
+	table_size = hca_table_size(nr_pages);
+	fd = open(table_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "hca: table=%s: %s\n", table_path,
+			strerror(errno));
+		return -1;
+	}
+	if ((uint64_t)st.st_size < table_size) {
+		if (st.st_size)
+			fprintf(stderr, "hca: table=%s: growing it from %lld "
+				"to %" PRIu64 " bytes; a device mapping it "
+				"must be given size=%" PRIu64 "\n", table_path,
+				(long long)st.st_size, table_size, table_size);
+		if (ftruncate(fd, table_size)) {
+			fprintf(stderr, "hca: table=%s: %s\n", table_path,
+				strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	hdr = mmap(NULL, table_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (hdr == MAP_FAILED) {
+		fprintf(stderr, "hca: table=%s: mmap: %s\n", table_path,
+			strerror(errno));
+		return -1;
+	}
+	memset(hdr, 0, table_size);
+	entries = (struct hca_entry *)((char *)hdr + HCA_TABLE_HEADER_SIZE);
+	hdr->version = HCA_TABLE_VERSION;
+	hdr->header_size = HCA_TABLE_HEADER_SIZE;
+	hdr->page_shift = page_shift;
+	hdr->entry_size = sizeof(struct hca_entry);
+	hdr->nr_pages = nr_pages;
+	hdr->entries_offset = HCA_TABLE_HEADER_SIZE;
+	hdr->table_size = table_size;
+	hdr->decay_insns = decay_insns;
+	hdr->sample = sample;
+	hdr->age_max = HCA_AGE_MAX;
+	hdr->count_max = HCA_COUNT_MAX;
+	hdr->enabled = 1;
+	__atomic_store_n(&hdr->magic, HCA_TABLE_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/*
+ * Options, key=value; an unknown key or a bad value is an error naming it.
+ * Sizes take an optional K, M, G or T suffix (powers of 1024).
+ */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+static bool parse_size(const char *s, uint64_t *out)
+{
+	unsigned int shift = 0;
+	char *end;
+	uint64_t v;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return false;
+	*out = v << shift;
+	return true;
+}
+
+static int bad_value(const char *key, const char *val, const char *want)
+{
+	fprintf(stderr, "hca: bad value for %s: '%s' (%s)\n", key, val, want);
+	return -1;
+}
+
+static int parse_option(const char *opt)
+{
+	const char *eq = strchr(opt, '=');
+	const char *val;
+	char key[32];
+	uint64_t v;
+	bool on;
+
+	if (!eq || eq == opt || (size_t)(eq - opt) >= sizeof(key)) {
+		fprintf(stderr, "hca: option '%s' is not key=value\n", opt);
+		return -1;
+	}
+	memcpy(key, opt, eq - opt);
+	key[eq - opt] = '\0';
+	val = eq + 1;
+
+	if (!strcmp(key, "table")) {
+		if (!*val)
+			return bad_value(key, val, "want a file path");
+		free(table_path);
+		table_path = strdup(val);	/* argv is freed */
+	} else if (!strcmp(key, "truth")) {
+		if (!*val)
+			return bad_value(key, val, "want a file path");
+		free(truth_path);
+		truth_path = strdup(val);
+	} else if (!strcmp(key, "ram")) {
+		if (!parse_size(val, &v) || !v || v > (1ULL << 40))
+			return bad_value(key, val, "want a size up to 1T, "
+					 "e.g. 1G");
+		ram_size = v;
+	} else if (!strcmp(key, "page")) {
+		if (!parse_size(val, &v) || v < 4096 || v > (1ULL << 30) ||
+		    (v & (v - 1)))
+			return bad_value(key, val, "want a power of two from "
+					 "4096 to 1G");
+		page_size = v;
+	} else if (!strcmp(key, "sample")) {
+		if (!parse_u64(val, &v) || !v || v > (1U << 20))
+			return bad_value(key, val, "want N from 1 to 1048576, "
+					 "counting 1 access in N");
+		sample = v;
+	} else if (!strcmp(key, "decay")) {
+		if (!parse_u64(val, &v) || !v)
+			return bad_value(key, val, "want a number of guest "
+					 "instructions > 0");
+		decay_insns = v;
+	} else if (!strcmp(key, "ifetch")) {
+		if (!qemu_plugin_bool_parse(key, val, &on))
+			return bad_value(key, val, "want on or off");
+		if (on) {
+			fprintf(stderr, "hca: ifetch=on is not supported: "
+				"QEMU's plugin API v1 gives no physical "
+				"address for instruction fetches\n");
+			return -1;
+		}
+	} else {
+		fprintf(stderr, "hca: unknown option '%s'\n", opt);
+		return -1;
+	}
+	return 0;
+}
+
+QEMU_PLUGIN_EXPORT
+int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
+			int argc, char **argv)
+{
+	char msg[PATH_MAX + 256];
+	unsigned int i;
+
+	for (i = 0; i < (unsigned int)argc; i++)
+		if (parse_option(argv[i]))
+			return -1;
+	if (!table_path) {
+		fprintf(stderr, "hca: missing option table=PATH\n");
+		return -1;
+	}
+	if (!ram_size) {
+		fprintf(stderr, "hca: missing option ram=SIZE\n");
+		return -1;
+	}
+	if (ram_size % page_size) {
+		fprintf(stderr, "hca: bad value for ram: %" PRIu64 " is not a "
+			"multiple of page=%" PRIu64 "\n", ram_size, page_size);
+		return -1;
+	}
+	if (!info->system_emulation) {
+		fprintf(stderr, "hca: needs system emulation\n");
+		return -1;
+	}
+	page_shift = __builtin_ctzll(page_size);
+	nr_pages = ram_size >> page_shift;
+	if (table_setup())
+		return -1;
+
+	if (truth_path) {
+		truth = calloc(nr_pages, sizeof(*truth));
+		if (!truth) {
+			fprintf(stderr, "hca: truth=%s: out of memory\n",
+				truth_path);
+			return -1;
+		}
+	}
+
+	nr_vcpus = info->system.max_vcpus > info->system.smp_vcpus ?
+		   info->system.max_vcpus : info->system.smp_vcpus;
+	if (!nr_vcpus)
+		nr_vcpus = 1;
+	vcpus = aligned_alloc(64, nr_vcpus * sizeof(*vcpus));
+	if (!vcpus) {
+		fprintf(stderr, "hca: out of memory\n");
+		return -1;
+	}
+	memset(vcpus, 0, nr_vcpus * sizeof(*vcpus));
+	for (i = 0; i < nr_vcpus; i++) {
+		/* Fixed seeds: a single-vCPU run is repeatable. */
+		vcpus[i].rng = 0x9e3779b97f4a7c15ULL * (i + 1);
+		vcpus[i].countdown = sample_draw(&vcpus[i]);
+	}
+	clock_chunk = decay_insns < 65536 ? decay_insns : 65536;
+	next_decay = decay_insns;
+
+	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
+		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
+		 "%s%s\n", table_path, table_size, nr_pages, page_size, sample,
+		 decay_insns, truth_path ? " truth=" : "",
+		 truth_path ? truth_path : "");
+	qemu_plugin_outs(msg);
+
+	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
+	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
+	return 0;
+}

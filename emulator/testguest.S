@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A bare-metal x86 guest for the host tests and the benchmark of the hca
+ * plugin.  It is the whole firmware of QEMU's pc machine (-bios, 64 KiB):
+ * it starts in real mode at the reset vector, makes exactly the data
+ * accesses written here (no stack, no data read from ROM, interrupts off),
+ * and stops QEMU through isa-debug-exit at port 0xf4, which makes QEMU exit
+ * with status (0x10 << 1) | 1 = 33.
+ *
+ * Pages (4 KiB, pfn = address >> 12):
+ *	A = 0x10000 (pfn 16), B = 0x20000 (pfn 32), C = 0x30000 (pfn 48)
+ *
+ * One mode per build (-DMODE_name):
+ *	pattern	1000 loads from A, 10 stores to B, 1 load from C, exit
+ *	decay	pattern, then SPIN_INSNS instructions without memory access,
+ *		then 7 loads from A, exit
+ *	loop	loads from A forever (for tests of the control area)
+ *	bench	BENCH_PASSES passes over 0x10000-0x7ffff (448 KiB): per
+ *		64-byte line, load-add-store at two offsets (8 instructions,
+ *		4 accesses), then exit
+ */
+#ifndef SPIN_INSNS
+#define SPIN_INSNS	100000
+#endif
+#ifndef BENCH_PASSES
+#define BENCH_PASSES	2000
+#endif
+
+	.code16
+	.text
+start:
+	cli
+	xor	%bx, %bx
+	mov	$0x1000, %ax
+	mov	%ax, %ds		/* DS:0 = A */
+	mov	$0x2000, %ax
+	mov	%ax, %es		/* ES:0 = B */
+	mov	$0x3000, %ax
+	mov	%ax, %fs		/* FS:0 = C */
+
+#if defined(MODE_pattern) || defined(MODE_decay)
+	mov	$1000, %cx
+1:	mov	(%bx), %al
+	dec	%cx
+	jnz	1b
+	mov	$10, %cx
+2:	mov	%al, %es:(%bx)
+	dec	%cx
+	jnz	2b
+	mov	%fs:(%bx), %al
+#endif
+
+#ifdef MODE_decay
+	mov	$(SPIN_INSNS / 2), %ecx
+3:	dec	%ecx
+	jnz	3b
+	mov	$7, %cx
+4:	mov	(%bx), %al
+	dec	%cx
+	jnz	4b
+#endif
+
+#ifdef MODE_loop
+5:	mov	(%bx), %al
+	jmp	5b
+#endif
+
+#ifdef MODE_bench
+	xor	%dx, %dx
+	mov	$BENCH_PASSES, %ecx
+6:	mov	$0x1000, %ax
+7:	mov	%ax, %ds
+	xor	%si, %si
+8:	mov	(%si), %di
+	add	%di, %dx
+	mov	%dx, (%si)
+	mov	32(%si), %di
+	add	%di, %dx
+	mov	%dx, 32(%si)
+	add	$64, %si
+	jnz	8b
+	add	$0x1000, %ax
+	cmp	$0x8000, %ax
+	jne	7b
+	dec	%ecx
+	jnz	6b
+#endif
+
+exit:
+	mov	$0x10, %al
+	out	%al, $0xf4
+	hlt
+	jmp	exit
+
+	/* The reset vector, at 0xffff0 (CS base 0xffff0000, IP 0xfff0). */
+	.org	0xfff0
+	jmp	start
+	.org	0x10000
