@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for the host tests of the hca plugin (tests/host/emulator-*.sh)
+# and for bench.sh.  Source it, don't run it.
+
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+EMU_SRC=$HWAGE_TOP/emulator
+EMU_OUT=$HWAGE_CACHE/emulator
+EMU_PLUGIN=$EMU_OUT/libhca.so
+EMU_QEMU=qemu-system-x86_64
+# The bare-metal guests of testguest.S: 16 MiB of RAM, created first so that
+# RAM block offsets are guest-physical addresses; they exit with status 33.
+EMU_RAM=16M
+EMU_EXIT=33
+EMU_QEMU_ARGS=(-nodefaults -display none -no-reboot
+	-object memory-backend-ram,id=ram0,size=$EMU_RAM
+	-M pc,memory-backend=ram0 -m $EMU_RAM
+	-device isa-debug-exit,iobase=0xf4,iosize=1)
+
+# emu_build: build the plugin, the size tool and the test guests.
+emu_build() {
+	command -v "$EMU_QEMU" >/dev/null || { echo "# $EMU_QEMU is not installed"; return 1; }
+	logged "$HWAGE_LOGS/emulator-build.log" make -C "$EMU_SRC" all guests
+}
+
+# emu_run GUEST PLUGIN-OPTIONS [QEMU-ARGS...]: run a test guest with the
+# plugin, stderr (plugin output included) to $EMU_LOG; returns QEMU's status.
+emu_run() {
+	local guest=$1 opts=$2
+	shift 2
+	timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-$guest.bin" \
+		-plugin "$EMU_PLUGIN,$opts" -d plugin "$@" </dev/null >"$EMU_LOG" 2>&1
+}
+
+# emu_u32 FILE OFFSET / emu_u64 FILE OFFSET: read a little-endian field.
+emu_u32() {
+	od -A n -t u4 -j "$2" -N 4 --endian=little "$1" | tr -d ' '
+}
+emu_u64() {
+	od -A n -t u8 -j "$2" -N 8 --endian=little "$1" | tr -d ' '
+}
+
+# emu_entry FILE PFN: "count prev_count age" of entry PFN.
+emu_entry() {
+	local off=$((4096 + 16 * $2))
+	echo "$(emu_u32 "$1" $off) $(emu_u32 "$1" $((off + 4))) $(emu_u32 "$1" $((off + 8)))"
+}
+
+# emu_poke32 FILE OFFSET VALUE: write a little-endian u32 into the table,
+# as the guest would through the BAR.
+emu_poke32() {
+	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($3 & 255)) $(($3 >> 8 & 255)) \
+		$(($3 >> 16 & 255)) $(($3 >> 24 & 255)))" |
+		dd of="$1" bs=1 seek="$2" count=4 conv=notrunc status=none
+}
+
+# KTAP helpers: emu_ok NAME CONDITION-STATUS [DIAG...]
+emu_n=0
+emu_failed=0
+emu_ok() {
+	local name=$1 st=$2
+	shift 2
+	emu_n=$((emu_n + 1))
+	if [ "$st" = 0 ]; then
+		echo "ok $emu_n $name"
+	else
+		echo "not ok $emu_n $name"
+		local d
+		for d in "$@"; do echo "# $d"; done
+		emu_failed=$((emu_failed + 1))
+	fi
+}

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Host test: the hca plugin refuses each bad option with a message naming
+# it, and QEMU stops with an error; a good option set runs a guest.
+set -u
+. "$(dirname "$0")/../../emulator/testlib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+EMU_LOG=$tmp/qemu.log
+T=table=$tmp/t
+R=ram=$EMU_RAM
+
+# bad NAME WORD OPTIONS: QEMU must fail and the message must name WORD.
+bad() {
+	local name=$1 word=$2 opts=$3 rc
+	emu_run pattern "$opts"
+	rc=$?
+	grep -q "^hca: .*$word" "$EMU_LOG" && [ $rc != 0 ] && [ $rc != $EMU_EXIT ]
+	emu_ok "refuses_$name" $? "options '$opts': exit $rc, want an error naming '$word':" \
+		"$(grep -m 2 -e '^hca' -e 'qemu' "$EMU_LOG")"
+}
+
+cases=(
+	"unknown_key foo $T,$R,foo=1"
+	"missing_table table $R"
+	"empty_table table table=,$R"
+	"table_in_missing_dir table table=$tmp/no/such/dir/t,$R"
+	"missing_ram ram $T"
+	"ram_bad_suffix ram $T,ram=16X"
+	"ram_zero ram $T,ram=0"
+	"ram_negative ram $T,ram=-1"
+	"ram_not_page_multiple ram $T,ram=10000"
+	"page_not_power_of_two page $T,$R,page=3000"
+	"page_too_small page $T,$R,page=2048"
+	"sample_zero sample $T,$R,sample=0"
+	"sample_not_number sample $T,$R,sample=x"
+	"decay_zero decay $T,$R,decay=0"
+	"decay_not_number decay $T,$R,decay=1e6"
+	"decay_empty decay $T,$R,decay="
+	"ifetch_maybe ifetch $T,$R,ifetch=maybe"
+	"ifetch_on_unsupported ifetch $T,$R,ifetch=on"
+	"empty_truth truth $T,$R,truth="
+)
+
+echo "KTAP version 1"
+echo "1..$((2 + ${#cases[@]}))"
+emu_build
+emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
+
+emu_run pattern "$T,$R,page=4K,sample=1,decay=1000000,ifetch=off,truth=$tmp/truth"
+rc=$?
+[ $rc = $EMU_EXIT ] && [ -s "$tmp/truth" ]
+emu_ok accepts_good_options $? "exit $rc, want $EMU_EXIT and a truth file" "$(tail -n 3 "$EMU_LOG")"
+
+for c in "${cases[@]}"; do
+	# shellcheck disable=SC2086
+	bad $c
+done
+exit $((emu_failed > 0))

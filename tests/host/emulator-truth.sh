@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Host test: the hca plugin's ground truth and table against bare-metal
+# guests with a known access pattern (emulator/testguest.S): page A (pfn 16)
+# loaded 1000 times, page B (pfn 32) stored 10 times, page C (pfn 48) loaded
+# once.  Also decays, 64K pages, sampling, the control area (through the
+# shared file, as the guest would write it) and saturation.
+set -u
+. "$(dirname "$0")/../../emulator/testlib.sh"
+tmp=$(mktemp -d)
+qpid=
+trap '[ -n "$qpid" ] && kill $qpid 2>/dev/null; rm -rf "$tmp"' EXIT
+EMU_LOG=$tmp/qemu.log
+T=table=$tmp/t
+R=ram=$EMU_RAM
+PATTERN='16 1000
+32 10
+48 1'
+
+# truth_body FILE: the "pfn count" lines.
+truth_body() {
+	grep -v '^#' "$1" 2>/dev/null
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+wait_for() {
+	local i n=$(($1 * 10))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+echo "KTAP version 1"
+echo "1..13"
+emu_build
+emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
+
+# 2-3: exact counting.
+emu_run pattern "$T,$R,truth=$tmp/truth"
+rc=$?
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] &&
+	grep -q "^# ram=16777216 page=4096 " "$tmp/truth"
+emu_ok truth_exact $? "exit $rc (want $EMU_EXIT); truth file:" "$(cat "$tmp/truth" 2>&1)"
+
+S=$("$EMU_OUT/hca-size" $EMU_RAM)
+got="$(emu_u64 $tmp/t 0) $(emu_u32 $tmp/t 8) $(emu_u32 $tmp/t 16) $(emu_u64 $tmp/t 24)"
+got+=" $(emu_u64 $tmp/t 40) $(emu_u64 $tmp/t 48) $(emu_u32 $tmp/t 64) $(emu_u32 $tmp/t 256)"
+got+=" | $(emu_entry $tmp/t 16), $(emu_entry $tmp/t 32), $(emu_entry $tmp/t 48), $(emu_entry $tmp/t 64)"
+want="$(printf %d 0x4143484547415748) 1 12 4096 $S 0 1 1 | 1000 0 0, 10 0 0, 1 0 0, 0 0 0"
+[ "$got" = "$want" ] && [ "$(stat -c %s $tmp/t)" = "$S" ]
+emu_ok table_exact $? "header (magic version shift pages size epoch sample enabled) | entries A B C D:" \
+	"got  $got" "want $want" "file size $(stat -c %s $tmp/t), want $S"
+
+# 4: sampling 1 in 4: the truth stays exact, counts are multiples of 4 near
+# the real numbers (fixed seeds: repeatable).
+emu_run pattern "$T,$R,sample=4,truth=$tmp/truth"
+rc=$?
+read -r a _ < <(emu_entry $tmp/t 16)
+read -r b _ < <(emu_entry $tmp/t 32)
+read -r d _ < <(emu_entry $tmp/t 64)
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] &&
+	[ $((a % 4)) = 0 ] && [ $a -ge 700 ] && [ $a -le 1300 ] &&
+	[ $((b % 4)) = 0 ] && [ $b -le 40 ] && [ "$d" = 0 ]
+emu_ok sample_4 $? "exit $rc; A=$a B=$b D=$d (want A in [700,1300], B <= 40, multiples of 4, D=0)" \
+	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
+
+# 5: 64K pages: A, B, C are pfns 1, 2, 3.
+emu_run pattern "$T,$R,page=64K,truth=$tmp/truth"
+rc=$?
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "1 1000
+2 10
+3 1" ] && [ "$(emu_u32 $tmp/t 16)" = 16 ] && [ "$(emu_entry $tmp/t 1)" = "1000 0 0" ]
+emu_ok page_64k $? "exit $rc; entry 1: $(emu_entry $tmp/t 1)" "$(truth_body "$tmp/truth" | tr '\n' ' ')"
+
+# 6: decays every 10000 instructions; the guest spins 100000 instructions
+# after the pattern, then loads A 7 more times.
+emu_run decay "$T,$R,decay=10000,truth=$tmp/truth"
+rc=$?
+ep=$(emu_u64 $tmp/t 48)
+read -r ac ap aa < <(emu_entry $tmp/t 16)
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "16 1007
+32 10
+48 1" ] && [ "$ep" -ge 8 ] && [ "$ep" -le 12 ] && [ $((ac + ap)) = 7 ] && [ "$aa" = "$ep" ] &&
+	[ "$(emu_entry $tmp/t 32)" = "0 0 $ep" ] && [ "$(emu_entry $tmp/t 100)" = "0 0 $ep" ]
+emu_ok decay $? "exit $rc epoch=$ep (want 8..12); A: $ac $ap $aa (want count+prev=7, age=epoch);" \
+	"B: $(emu_entry $tmp/t 32); pfn 100: $(emu_entry $tmp/t 100)" \
+	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
+
+# 7-12: the control area, with QEMU mapping the table as an ivshmem BAR
+# (QEMU creates the file first, at the size hca-size gives); the guest
+# loads A forever and the test writes the control area into the file.
+rm -f $tmp/t $tmp/truth
+timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-loop.bin" \
+	-object memory-backend-file,id=hca,share=on,mem-path=$tmp/t,size=$S \
+	-device ivshmem-plain,memdev=hca \
+	-plugin "$EMU_PLUGIN,$T,$R,truth=$tmp/truth" -d plugin </dev/null >"$EMU_LOG" 2>&1 &
+qpid=$!
+count_a() { emu_u32 $tmp/t $((4096 + 16 * 16)); }
+a_above() { [ -f $tmp/t ] && [ "$(count_a)" -gt "$1" ] 2>/dev/null; }
+wait_for 20 a_above 1000
+emu_ok counts_live_in_shared_table $? "A count $(count_a 2>&1) after 20 s" "$(cat "$EMU_LOG")"
+
+emu_poke32 $tmp/t 256 0
+sleep 0.3
+a1=$(count_a)
+sleep 0.5
+a2=$(count_a)
+emu_poke32 $tmp/t 256 1
+a_above "$a2" || sleep 0.5
+a3=$(count_a)
+[ "$a1" = "$a2" ] && [ "$a3" -gt "$a2" ]
+emu_ok enabled_stops_and_restarts_counting $? "disabled: $a1 then $a2 (want equal); enabled: $a3"
+
+emu_poke32 $tmp/t 260 1
+truth_done() { [ "$(emu_u32 $tmp/t 264)" = 1 ]; }
+wait_for 10 truth_done && [ "$(truth_body $tmp/truth | wc -l)" = 1 ] &&
+	[ "$(truth_body $tmp/truth | cut -d' ' -f1)" = 16 ]
+emu_ok truth_on_request $? "truth_done=$(emu_u32 $tmp/t 264)" "$(cat $tmp/truth 2>&1 | head -n 5)"
+
+emu_poke32 $tmp/t 4352 4294967000
+sleep 0.5
+sat=$(count_a)
+emu_ok count_saturates $([ "$sat" = 4294967295 ]; echo $?) "A count $sat, want 4294967295"
+
+# A guest clear (all three counters to 0): counting resumes from 0.
+emu_poke32 $tmp/t 4352 0
+emu_poke32 $tmp/t 4356 0
+emu_poke32 $tmp/t 4360 0
+sleep 0.3
+read -r cc cp ca < <(emu_entry $tmp/t 16)
+[ "$cc" -gt 0 ] && [ "$cc" -lt 4000000000 ] && [ "$cp" = 0 ] && [ "$ca" = 0 ]
+emu_ok clear_restarts_entry $? "A after clear: $cc $cp $ca (want 0 < count < 4e9, 0, 0)"
+
+kill -TERM $qpid
+wait $qpid
+rc=$?
+qpid=
+n=$(truth_body $tmp/truth | cut -d' ' -f2)
+[ "$(truth_body $tmp/truth | cut -d' ' -f1)" = 16 ] && [ "${n:-0}" -gt "$a3" ] && [ "$(stat -c %s $tmp/t)" = "$S" ]
+emu_ok truth_at_exit $? "QEMU exit $rc; truth: $(truth_body $tmp/truth | tr '\n' ' ') (want pfn 16 only, > $a3)"
+
+# 13: ages saturate at 255 (decay every 1000 instructions, ~1 s of guest).
+timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-loop.bin" \
+	-plugin "$EMU_PLUGIN,$T,$R,decay=1000" -d plugin </dev/null >"$EMU_LOG" 2>&1 &
+qpid=$!
+epoch_above() { [ "$(emu_u64 $tmp/t 48)" -gt "$1" ] 2>/dev/null; }
+wait_for 20 epoch_above 300
+ep=$(emu_u64 $tmp/t 48)
+kill -TERM $qpid
+wait $qpid
+qpid=
+[ "$ep" -gt 300 ] && [ "$(emu_entry $tmp/t 100)" = "0 0 255" ] && [ "$(emu_u32 $tmp/t $((4096 + 16 * 16 + 8)))" = 255 ]
+emu_ok age_saturates $? "epoch $ep; pfn 100: $(emu_entry $tmp/t 100) (want 0 0 255)"
+
+exit $((emu_failed > 0))
