@@ -14,30 +14,40 @@
  *   -object memory-backend-file,id=hca,share=on,mem-path=/dev/shm/t,size=S
  *   -device ivshmem-plain,memdev=hca
  *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
- *           [,decay=100000000][,ifetch=off][,truth=PATH]  -d plugin
+ *           [,decay=100000000][,ifetch=off][,truth=PATH][,fast=on]
+ *           -d plugin
  *
  * S is printed by "hca-size 1G 4096" (see hca_table_size()).
  *
- * Limitations of QEMU's plugin API v1, which this file relies on alone:
- *  - qemu_plugin_hwaddr_phys_addr() is the offset inside the RAM block, not
- *    the guest-physical address.  The main RAM block must be created first
- *    and be the only one below ram=; offsets at or beyond ram= are dropped.
- *    Accesses to another RAM-backed region (the ivshmem BAR, a ROM) have
- *    offsets inside their own block that cannot be told apart from main RAM
- *    offsets: they are counted against the low pfns of the table (pfns
- *    below table_size / page for the BAR).  The guest driver reads the table
- *    with a handful of accesses per scan, so the error is small, but it is
- *    not zero.
+ * Limitations of QEMU's plugin API v1, and what this file does about them:
+ *  - qemu_plugin_hwaddr_phys_addr() is not the guest-physical address but
+ *    the RAM block's offset in QEMU's ram_addr space, plus the in-block
+ *    offset, plus the block's region address.  The main RAM block must be
+ *    created first (offset 0) so that its accesses map to guest pages;
+ *    anything at or beyond ram= is dropped.  Other RAM-backed regions (the
+ *    ivshmem BAR holding this very table, ROMs) then land beyond ram= and
+ *    are dropped too, as long as main RAM is the first block.  If it is not,
+ *    their accesses cannot be told apart from main RAM and are counted
+ *    against wrong pfns: the order of the QEMU options matters.
+ *  - Resolving that address costs about 10 ns per access through the
+ *    public API.  On QEMU 7.2 exactly (checked at start through the
+ *    exported qmp_query_version()), the plugin reads the host address from
+ *    QEMU's private struct qemu_plugin_hwaddr instead and subtracts the host
+ *    base of guest RAM, learnt from the public API; the result is checked
+ *    against the public API on the first access of each vCPU and then once
+ *    every 4096 counted accesses, and any disagreement turns the shortcut off
+ *    for good.  fast=off uses the public API only.
  *  - Instruction fetches have no physical address in API v1, so ifetch=on
  *    is refused rather than approximated.
  *  - Only CPU accesses are seen; device DMA is not.
- *  - A guest x86 machine with more than about 3 GiB of RAM splits its RAM
- *    around the PCI hole: RAM offsets are then not guest-physical addresses.
+ *  - An x86 guest with more than about 3 GiB of RAM splits its RAM around
+ *    the PCI hole: RAM offsets are then not guest-physical addresses.
  *
  * License: GNU GPL, version 2 or later.
  *   See the COPYING file in the top-level directory.
  */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -83,6 +93,7 @@ static unsigned int page_shift = 12;
 static uint64_t nr_pages;
 static uint32_t sample = 1;
 static uint64_t decay_insns = 100000000;
+static bool fast = true;
 
 /*
  * The table.  The header and entries live in the shared file, mapped
@@ -98,10 +109,11 @@ static uint64_t table_size;
 /*
  * Ground truth (truth=PATH): exact 64-bit access counts per page since the
  * start of the run, private to the plugin and independent of sample=,
- * decays, @enabled and guest clears.  Written to PATH at exit and whenever
- * the guest increments @truth_req.
+ * decays, @enabled and guest clears.  Each vCPU counts into its own array
+ * (no locked instruction per access); a dump sums the arrays.  Written to
+ * PATH at exit and whenever the guest increments @truth_req.
  */
-static uint64_t *truth;
+static bool truth;
 static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t truth_served;
 
@@ -109,19 +121,38 @@ static uint32_t truth_served;
  * The clock.  Decays are clocked on guest instructions so that a run is
  * repeatable whatever the host load: each translated block adds its length
  * to a per-vCPU count when it starts executing, and a vCPU adds that count
- * to the global clock every clock_chunk instructions.  A flush that finds the
- * clock past next_decay applies the decays that are due, and a flush also
- * checks whether the guest asked for a ground-truth dump.
+ * to the global clock every clock_chunk instructions and when it goes idle.
+ * A flush that finds the clock past next_decay applies the decays that are
+ * due, and a flush also checks whether the guest asked for a ground-truth
+ * dump.
  *
  * Per-vCPU state also carries the sampling countdown: with sample=N, the
  * next access counted is drawn uniformly in [1, 2N-1] accesses ahead (mean
  * N) from a per-vCPU xorshift generator, so strided loops cannot alias with
  * a fixed period; each counted access adds N to the entry.
+ *
+ * And it carries a few pending counts: consecutive counted accesses to the
+ * same page add up in a per-vCPU slot, and reach the table with one atomic
+ * update when another page takes the slot, at each clock flush (so within
+ * clock_chunk instructions of the vCPU), when the vCPU goes idle, and at
+ * exit.  This saves a locked instruction per access; the price is that an
+ * entry the guest reads or clears may lag by those pending counts.
  */
+#define HCA_PENDING		4	/* slots, direct-mapped by pfn */
+#define HCA_FAST_CHECK		4096	/* fast-path checks, see ram_offset() */
+
+struct hca_pending {
+	uint64_t pfn;
+	uint64_t n;
+};
+
 struct hca_vcpu {
 	uint64_t insns;		/* instructions not yet added to the clock */
 	uint64_t rng;		/* xorshift64 state, never 0 */
 	uint32_t countdown;	/* accesses until the next counted one */
+	uint32_t fast_check;	/* fast-path results until the next check */
+	uint64_t *truth;	/* exact counts of this vCPU, or NULL */
+	struct hca_pending pending[HCA_PENDING];
 } __attribute__((aligned(64)));
 
 static struct hca_vcpu *vcpus;
@@ -147,6 +178,34 @@ static inline void entry_count_add(__le32 *count, uint32_t n)
 	} while (!__atomic_compare_exchange_n(count, &old, new, true,
 					      __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
+}
+
+static void pending_flush(struct hca_vcpu *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < HCA_PENDING; i++) {
+		struct hca_pending *p = &v->pending[i];
+
+		if (p->n)
+			entry_count_add(&entries[p->pfn].count,
+					p->n > HCA_COUNT_MAX ? HCA_COUNT_MAX : p->n);
+		p->n = 0;
+	}
+}
+
+static inline void pending_add(struct hca_vcpu *v, uint64_t pfn)
+{
+	struct hca_pending *p = &v->pending[pfn % HCA_PENDING];
+
+	if (p->pfn != pfn) {
+		if (p->n)
+			entry_count_add(&entries[p->pfn].count,
+					p->n > HCA_COUNT_MAX ? HCA_COUNT_MAX : p->n);
+		p->pfn = pfn;
+		p->n = 0;
+	}
+	p->n += sample;
 }
 
 /* Accesses until the next counted one: uniform in [1, 2 * sample - 1]. */
@@ -231,8 +290,12 @@ static int truth_write(uint64_t insns)
 		(uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED), sample);
 	fprintf(f, "# pfn count\n");
 	for (pfn = 0; pfn < nr_pages; pfn++) {
-		uint64_t c = __atomic_load_n(&truth[pfn], __ATOMIC_RELAXED);
+		uint64_t c = 0;
+		unsigned int i;
 
+		for (i = 0; i < nr_vcpus; i++)
+			c += __atomic_load_n(&vcpus[i].truth[pfn],
+					     __ATOMIC_RELAXED);
 		if (c)
 			fprintf(f, "%" PRIu64 " %" PRIu64 "\n", pfn, c);
 	}
@@ -279,6 +342,7 @@ static void clock_flush(struct hca_vcpu *v)
 	uint64_t now;
 	uint32_t req;
 
+	pending_flush(v);
 	now = __atomic_add_fetch(&clock_insns, v->insns, __ATOMIC_RELAXED);
 	v->insns = 0;
 	if (now >= __atomic_load_n(&next_decay, __ATOMIC_RELAXED))
@@ -288,6 +352,84 @@ static void clock_flush(struct hca_vcpu *v)
 		if (req != __atomic_load_n(&truth_served, __ATOMIC_RELAXED))
 			truth_request(req);
 	}
+}
+
+/*
+ * Physical addresses.  ram_offset() returns the guest RAM offset of a RAM
+ * access (>= ram_size if it is not in main RAM), by the public API or, on
+ * QEMU 7.2, by the checked shortcut described at the top of this file:
+ * main RAM is one contiguous host mapping, so offset = host - fast_base.
+ */
+struct qemu72_plugin_hwaddr {		/* include/qemu/plugin-memory.h */
+	bool is_io;
+	bool is_store;
+	union {
+		struct {
+			void *section;
+			uint64_t offset;
+		} io;
+		struct {
+			void *hostaddr;
+		} ram;
+	} v;
+};
+
+static bool fast_ok;			/* QEMU 7.2 and fast=on, no mismatch */
+static uintptr_t fast_base;		/* host address of guest RAM offset 0 */
+
+static inline uintptr_t qemu72_hostaddr(struct qemu_plugin_hwaddr *hw)
+{
+	return (uintptr_t)((struct qemu72_plugin_hwaddr *)hw)->v.ram.hostaddr;
+}
+
+/* Check the shortcut against the public answer @off; learn fast_base. */
+static void fast_check(struct hca_vcpu *v, struct qemu_plugin_hwaddr *hw,
+		       uint64_t off)
+{
+	uintptr_t base = qemu72_hostaddr(hw) - off, cur = 0;
+
+	v->fast_check = HCA_FAST_CHECK;
+	if (__atomic_compare_exchange_n(&fast_base, &cur, base, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
+	    cur == base)
+		return;
+	__atomic_store_n(&fast_ok, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&fast_base, 0, __ATOMIC_RELAXED);
+	qemu_plugin_outs("hca: fast path disagrees with the plugin API, "
+			 "using the API only\n");
+}
+
+static inline uint64_t ram_offset(struct hca_vcpu *v,
+				  struct qemu_plugin_hwaddr *hw)
+{
+	uintptr_t base = __atomic_load_n(&fast_base, __ATOMIC_RELAXED);
+	uint64_t off;
+
+	if (likely(base)) {
+		off = qemu72_hostaddr(hw) - base;
+		if (likely(off < ram_size && --v->fast_check))
+			return off;
+	}
+	off = qemu_plugin_hwaddr_phys_addr(hw);
+	if (off < ram_size && __atomic_load_n(&fast_ok, __ATOMIC_RELAXED))
+		fast_check(v, hw, off);
+	return off;
+}
+
+/* The exact QEMU version, from QMP's query-version (exported by QEMU). */
+static bool qemu_is_7_2(void)
+{
+	struct {
+		struct { int64_t major, minor, micro; } *qemu;
+		char *package;
+	} *vi;
+	void *(*query_version)(void **errp);
+
+	*(void **)&query_version = dlsym(RTLD_DEFAULT, "qmp_query_version");
+	if (!query_version)
+		return false;
+	vi = query_version(NULL);
+	return vi && vi->qemu && vi->qemu->major == 7 && vi->qemu->minor == 2;
 }
 
 /*
@@ -306,6 +448,11 @@ static void vcpu_tb_exec(unsigned int cpu_index, void *udata)
 		clock_flush(v);
 }
 
+static void vcpu_idle(qemu_plugin_id_t id, unsigned int cpu_index)
+{
+	clock_flush(&vcpus[cpu_index]);
+}
+
 static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
@@ -319,13 +466,14 @@ static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		goto out;
-	pfn = qemu_plugin_hwaddr_phys_addr(hw) >> page_shift;
+	pfn = ram_offset(v, hw) >> page_shift;
 	if (pfn >= nr_pages)
 		goto out;
 	if (truth)
-		__atomic_fetch_add(&truth[pfn], 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&v->truth[pfn], v->truth[pfn] + 1,
+				 __ATOMIC_RELAXED);
 	if (counted && __atomic_load_n(&hdr->enabled, __ATOMIC_RELAXED))
-		entry_count_add(&entries[pfn].count, sample);
+		pending_add(v, pfn);
 out:
 	if (counted)
 		v->countdown = sample_draw(v);
@@ -358,8 +506,9 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	unsigned int i;
 	int err;
 
-	/* vCPUs are stopped: fold their pending instructions in. */
+	/* vCPUs are stopped: fold their pending counts in. */
 	for (i = 0; i < nr_vcpus; i++) {
+		pending_flush(&vcpus[i]);
 		__atomic_add_fetch(&clock_insns, vcpus[i].insns,
 				   __ATOMIC_RELAXED);
 		vcpus[i].insns = 0;
@@ -371,8 +520,9 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 			truth_report_error(err);
 	}
 	snprintf(msg, sizeof(msg), "hca: exit: insns=%" PRIu64 " epoch=%"
-		 PRIu64 "\n", insns,
-		 (uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED));
+		 PRIu64 " fast=%s\n", insns,
+		 (uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED),
+		 fast_ok ? "on" : "off");
 	qemu_plugin_outs(msg);
 }
 
@@ -534,6 +684,9 @@ static int parse_option(const char *opt)
 				"address for instruction fetches\n");
 			return -1;
 		}
+	} else if (!strcmp(key, "fast")) {
+		if (!qemu_plugin_bool_parse(key, val, &fast))
+			return bad_value(key, val, "want on or off");
 	} else {
 		fprintf(stderr, "hca: unknown option '%s'\n", opt);
 		return -1;
@@ -573,15 +726,6 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	if (table_setup())
 		return -1;
 
-	if (truth_path) {
-		truth = calloc(nr_pages, sizeof(*truth));
-		if (!truth) {
-			fprintf(stderr, "hca: truth=%s: out of memory\n",
-				truth_path);
-			return -1;
-		}
-	}
-
 	nr_vcpus = info->system.max_vcpus > info->system.smp_vcpus ?
 		   info->system.max_vcpus : info->system.smp_vcpus;
 	if (!nr_vcpus)
@@ -596,18 +740,30 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		/* Fixed seeds: a single-vCPU run is repeatable. */
 		vcpus[i].rng = 0x9e3779b97f4a7c15ULL * (i + 1);
 		vcpus[i].countdown = sample_draw(&vcpus[i]);
+		vcpus[i].fast_check = 1;
+		if (truth_path) {
+			vcpus[i].truth = calloc(nr_pages, sizeof(uint64_t));
+			if (!vcpus[i].truth) {
+				fprintf(stderr, "hca: truth=%s: out of "
+					"memory\n", truth_path);
+				return -1;
+			}
+		}
 	}
+	truth = truth_path;
+	fast_ok = fast && qemu_is_7_2();
 	clock_chunk = decay_insns < 65536 ? decay_insns : 65536;
 	next_decay = decay_insns;
 
 	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
 		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
-		 "%s%s\n", table_path, table_size, nr_pages, page_size, sample,
-		 decay_insns, truth_path ? " truth=" : "",
-		 truth_path ? truth_path : "");
+		 " fast=%s%s%s\n", table_path, table_size, nr_pages, page_size,
+		 sample, decay_insns, fast_ok ? "on" : "off",
+		 truth_path ? " truth=" : "", truth_path ? truth_path : "");
 	qemu_plugin_outs(msg);
 
 	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
+	qemu_plugin_register_vcpu_idle_cb(id, vcpu_idle);
 	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);
 	return 0;
 }

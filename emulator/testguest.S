@@ -23,7 +23,7 @@
 #define SPIN_INSNS	100000
 #endif
 #ifndef BENCH_PASSES
-#define BENCH_PASSES	2000
+#define BENCH_PASSES	20000
 #endif
 
 	.code16

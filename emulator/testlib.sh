@@ -45,12 +45,12 @@ emu_entry() {
 	echo "$(emu_u32 "$1" $off) $(emu_u32 "$1" $((off + 4))) $(emu_u32 "$1" $((off + 8)))"
 }
 
-# emu_poke32 FILE OFFSET VALUE: write a little-endian u32 into the table,
-# as the guest would through the BAR.
+# emu_poke32 FILE OFFSET VALUE: write a little-endian u32 into the table in
+# one 4-byte write, as the guest would through the BAR (OFFSET aligned).
 emu_poke32() {
 	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($3 & 255)) $(($3 >> 8 & 255)) \
 		$(($3 >> 16 & 255)) $(($3 >> 24 & 255)))" |
-		dd of="$1" bs=1 seek="$2" count=4 conv=notrunc status=none
+		dd of="$1" bs=4 seek=$(($2 / 4)) count=1 conv=notrunc status=none
 }
 
 # KTAP helpers: emu_ok NAME CONDITION-STATUS [DIAG...]

@@ -40,6 +40,7 @@ cases=(
 	"ifetch_maybe ifetch $T,$R,ifetch=maybe"
 	"ifetch_on_unsupported ifetch $T,$R,ifetch=on"
 	"empty_truth truth $T,$R,truth="
+	"fast_maybe fast $T,$R,fast=maybe"
 )
 
 echo "KTAP version 1"

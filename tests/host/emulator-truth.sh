@@ -34,7 +34,7 @@ wait_for() {
 }
 
 echo "KTAP version 1"
-echo "1..13"
+echo "1..14"
 emu_build
 emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
@@ -54,7 +54,21 @@ want="$(printf %d 0x4143484547415748) 1 12 4096 $S 0 1 1 | 1000 0 0, 10 0 0, 1 0
 emu_ok table_exact $? "header (magic version shift pages size epoch sample enabled) | entries A B C D:" \
 	"got  $got" "want $want" "file size $(stat -c %s $tmp/t), want $S"
 
-# 4: sampling 1 in 4: the truth stays exact, counts are multiples of 4 near
+# 4: the QEMU 7.2 shortcut for physical addresses is on by default and
+# gives the same table and truth as the plugin API alone (fast=off).
+grep -q "^hca: exit: .* fast=on" "$EMU_LOG"
+fast_on=$?
+cp $tmp/truth $tmp/truth.fast
+od -A d -t u4 -v $tmp/t >$tmp/t.fast
+emu_run pattern "$T,$R,fast=off,truth=$tmp/truth"
+rc=$?
+od -A d -t u4 -v $tmp/t >$tmp/t.slow
+[ $fast_on = 0 ] && [ $rc = $EMU_EXIT ] && grep -q "^hca: exit: .* fast=off" "$EMU_LOG" &&
+	cmp -s $tmp/truth $tmp/truth.fast && cmp -s $tmp/t.fast $tmp/t.slow
+emu_ok fast_path_matches_api $? "exit $rc; fast=on by default: $([ $fast_on = 0 ] && echo yes || echo no)" \
+	"$(diff $tmp/truth.fast $tmp/truth | head -n 5)" "$(diff $tmp/t.fast $tmp/t.slow | head -n 5)"
+
+# 5: sampling 1 in 4: the truth stays exact, counts are multiples of 4 near
 # the real numbers (fixed seeds: repeatable).
 emu_run pattern "$T,$R,sample=4,truth=$tmp/truth"
 rc=$?
@@ -67,7 +81,7 @@ read -r d _ < <(emu_entry $tmp/t 64)
 emu_ok sample_4 $? "exit $rc; A=$a B=$b D=$d (want A in [700,1300], B <= 40, multiples of 4, D=0)" \
 	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
-# 5: 64K pages: A, B, C are pfns 1, 2, 3.
+# 6: 64K pages: A, B, C are pfns 1, 2, 3.
 emu_run pattern "$T,$R,page=64K,truth=$tmp/truth"
 rc=$?
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "1 1000
@@ -75,7 +89,7 @@ rc=$?
 3 1" ] && [ "$(emu_u32 $tmp/t 16)" = 16 ] && [ "$(emu_entry $tmp/t 1)" = "1000 0 0" ]
 emu_ok page_64k $? "exit $rc; entry 1: $(emu_entry $tmp/t 1)" "$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
-# 6: decays every 10000 instructions; the guest spins 100000 instructions
+# 7: decays every 10000 instructions; the guest spins 100000 instructions
 # after the pattern, then loads A 7 more times.
 emu_run decay "$T,$R,decay=10000,truth=$tmp/truth"
 rc=$?
@@ -89,14 +103,14 @@ emu_ok decay $? "exit $rc epoch=$ep (want 8..12); A: $ac $ap $aa (want count+pre
 	"B: $(emu_entry $tmp/t 32); pfn 100: $(emu_entry $tmp/t 100)" \
 	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
-# 7-12: the control area, with QEMU mapping the table as an ivshmem BAR
-# (QEMU creates the file first, at the size hca-size gives); the guest
+# 8-13: the control area, with QEMU mapping the table as an ivshmem BAR
+# (QEMU creates the file first, at the size hca-size gives), no decays; the guest
 # loads A forever and the test writes the control area into the file.
 rm -f $tmp/t $tmp/truth
 timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-loop.bin" \
 	-object memory-backend-file,id=hca,share=on,mem-path=$tmp/t,size=$S \
 	-device ivshmem-plain,memdev=hca \
-	-plugin "$EMU_PLUGIN,$T,$R,truth=$tmp/truth" -d plugin </dev/null >"$EMU_LOG" 2>&1 &
+	-plugin "$EMU_PLUGIN,$T,$R,decay=1000000000000,truth=$tmp/truth" -d plugin </dev/null >"$EMU_LOG" 2>&1 &
 qpid=$!
 count_a() { emu_u32 $tmp/t $((4096 + 16 * 16)); }
 a_above() { [ -f $tmp/t ] && [ "$(count_a)" -gt "$1" ] 2>/dev/null; }
@@ -142,7 +156,7 @@ n=$(truth_body $tmp/truth | cut -d' ' -f2)
 [ "$(truth_body $tmp/truth | cut -d' ' -f1)" = 16 ] && [ "${n:-0}" -gt "$a3" ] && [ "$(stat -c %s $tmp/t)" = "$S" ]
 emu_ok truth_at_exit $? "QEMU exit $rc; truth: $(truth_body $tmp/truth | tr '\n' ' ') (want pfn 16 only, > $a3)"
 
-# 13: ages saturate at 255 (decay every 1000 instructions, ~1 s of guest).
+# 14: ages saturate at 255 (decay every 1000 instructions, ~1 s of guest).
 timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-loop.bin" \
 	-plugin "$EMU_PLUGIN,$T,$R,decay=1000" -d plugin </dev/null >"$EMU_LOG" 2>&1 &
 qpid=$!
