@@ -382,6 +382,13 @@ static inline uintptr_t qemu72_hostaddr(struct qemu_plugin_hwaddr *hw)
 	return (uintptr_t)((struct qemu72_plugin_hwaddr *)hw)->v.ram.hostaddr;
 }
 
+static inline bool hwaddr_is_io(struct qemu_plugin_hwaddr *hw)
+{
+	if (likely(__atomic_load_n(&fast_ok, __ATOMIC_RELAXED)))
+		return ((struct qemu72_plugin_hwaddr *)hw)->is_io;
+	return qemu_plugin_hwaddr_is_io(hw);
+}
+
 /* Check the shortcut against the public answer @off; learn fast_base. */
 static void fast_check(struct hca_vcpu *v, struct qemu_plugin_hwaddr *hw,
 		       uint64_t off)
@@ -453,18 +460,16 @@ static void vcpu_idle(qemu_plugin_id_t id, unsigned int cpu_index)
 	clock_flush(&vcpus[cpu_index]);
 }
 
-static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
-		     uint64_t vaddr, void *udata)
+/* A counted access, or any access with truth=: resolve and count it. */
+static void __attribute__((noinline))
+vcpu_mem_resolve(struct hca_vcpu *v, bool counted, qemu_plugin_meminfo_t info,
+		 uint64_t vaddr)
 {
-	struct hca_vcpu *v = &vcpus[cpu_index];
-	bool counted = --v->countdown == 0;
 	struct qemu_plugin_hwaddr *hw;
 	uint64_t pfn;
 
-	if (likely(!counted && !truth))
-		return;
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
-	if (!hw || qemu_plugin_hwaddr_is_io(hw))
+	if (!hw || hwaddr_is_io(hw))
 		goto out;
 	pfn = ram_offset(v, hw) >> page_shift;
 	if (pfn >= nr_pages)
@@ -477,6 +482,25 @@ static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 out:
 	if (counted)
 		v->countdown = sample_draw(v);
+}
+
+/* Without truth=: most accesses only decrement the countdown. */
+static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
+		     uint64_t vaddr, void *udata)
+{
+	struct hca_vcpu *v = &vcpus[cpu_index];
+
+	if (likely(--v->countdown))
+		return;
+	vcpu_mem_resolve(v, true, info, vaddr);
+}
+
+static void vcpu_mem_truth(unsigned int cpu_index, qemu_plugin_meminfo_t info,
+			   uint64_t vaddr, void *udata)
+{
+	struct hca_vcpu *v = &vcpus[cpu_index];
+
+	vcpu_mem_resolve(v, --v->countdown == 0, info, vaddr);
 }
 
 /*
@@ -494,7 +518,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 					     (void *)(uintptr_t)n);
 	for (i = 0; i < n; i++)
 		qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
-						 vcpu_mem,
+						 truth ? vcpu_mem_truth : vcpu_mem,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, NULL);
 }
