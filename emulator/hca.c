@@ -26,13 +26,15 @@
  *    created first (offset 0) so that its accesses map to guest pages;
  *    anything at or beyond ram= is dropped.  Other RAM-backed regions (the
  *    ivshmem BAR holding this very table, ROMs) then land beyond ram= and
- *    are dropped too, as long as main RAM is the first block.  If it is not,
+ *    are dropped too, as long as main RAM is the first block (the host test
+ *    tests/host/emulator-truth.sh checks this for the BAR).  If it is not,
  *    their accesses cannot be told apart from main RAM and are counted
  *    against wrong pfns: the order of the QEMU options matters.
  *  - Resolving that address costs about 10 ns per access through the
  *    public API.  On QEMU 7.2 exactly (checked at start through the
- *    exported qmp_query_version()), the plugin reads the host address from
- *    QEMU's private struct qemu_plugin_hwaddr instead and subtracts the host
+ *    exported qmp_query_version()), the plugin reads is_io and the host
+ *    address from QEMU's private struct qemu_plugin_hwaddr instead, and
+ *    subtracts the host
  *    base of guest RAM, learnt from the public API; the result is checked
  *    against the public API on the first access of each vCPU and then once
  *    every 4096 counted accesses, and any disagreement turns the shortcut off

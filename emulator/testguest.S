@@ -14,6 +14,10 @@
  *	pattern	1000 loads from A, 10 stores to B, 1 load from C, exit
  *	decay	pattern, then SPIN_INSNS instructions without memory access,
  *		then 7 loads from A, exit
+ *	bar	maps the table (ivshmem-plain at 00:05.0) at 0xa0000 through
+ *		PCI configuration cycles, does the pattern, loads the table's
+ *		magic 1000 times through the BAR, asks for a ground-truth dump
+ *		(truth_req = 1), spins SPIN_INSNS instructions, exit
  *	loop	loads from A forever (for tests of the control area)
  *	bench	BENCH_PASSES passes over 0x10000-0x7ffff (448 KiB): per
  *		64-byte line, load-add-store at two offsets (8 instructions,
@@ -38,7 +42,31 @@ start:
 	mov	$0x3000, %ax
 	mov	%ax, %fs		/* FS:0 = C */
 
-#if defined(MODE_pattern) || defined(MODE_decay)
+#ifdef MODE_bar
+	/* BAR2 of 00:05.0 (64-bit) = 0xa0000, then memory decoding on. */
+	mov	$0xcf8, %dx
+	mov	$0x80002818, %eax
+	outl	%eax, %dx
+	mov	$0xcfc, %dx
+	mov	$0xa0000, %eax
+	outl	%eax, %dx
+	mov	$0xcf8, %dx
+	mov	$0x8000281c, %eax
+	outl	%eax, %dx
+	mov	$0xcfc, %dx
+	xor	%eax, %eax
+	outl	%eax, %dx
+	mov	$0xcf8, %dx
+	mov	$0x80002804, %eax
+	outl	%eax, %dx
+	mov	$0xcfc, %dx
+	mov	$0x2, %eax
+	outl	%eax, %dx
+	mov	$0xa000, %ax
+	mov	%ax, %gs		/* GS:0 = the table */
+#endif
+
+#if defined(MODE_pattern) || defined(MODE_decay) || defined(MODE_bar)
 	mov	$1000, %cx
 1:	mov	(%bx), %al
 	dec	%cx
@@ -58,6 +86,17 @@ start:
 4:	mov	(%bx), %al
 	dec	%cx
 	jnz	4b
+#endif
+
+#ifdef MODE_bar
+	mov	$1000, %cx
+9:	mov	%gs:(%bx), %al
+	dec	%cx
+	jnz	9b
+	movl	$1, %gs:0x104		/* truth_req */
+	mov	$(SPIN_INSNS / 2), %ecx
+10:	dec	%ecx
+	jnz	10b
 #endif
 
 #ifdef MODE_loop
