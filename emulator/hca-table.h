@@ -41,6 +41,11 @@
  * access in N on average is counted, and adds N, so that @count estimates
  * the real number of accesses.
  *
+ * Counts reach the table with a short lag: each vCPU keeps the counts of
+ * up to 4 pages pending and adds them when another page takes their slot,
+ * every 65536 of its instructions, and when it goes idle.  A page read or
+ * cleared right after an access may miss those pending counts.
+ *
  * Races the guest must expect: a decay walks the table while vCPUs keep
  * running, so it may run concurrently with a guest clear of the same entry;
  * the guest can compare @epoch before and after to detect that.  While

@@ -31,14 +31,13 @@
  *    their accesses cannot be told apart from main RAM and are counted
  *    against wrong pfns: the order of the QEMU options matters.
  *  - Resolving that address costs about 10 ns per access through the
- *    public API.  On QEMU 7.2 exactly (checked at start through the
- *    exported qmp_query_version()), the plugin reads is_io and the host
+ *    public API.  On QEMU 7.2 (major and minor version checked at start
+ *    through the exported qmp_query_version()), the plugin reads is_io and the host
  *    address from QEMU's private struct qemu_plugin_hwaddr instead, and
- *    subtracts the host
- *    base of guest RAM, learnt from the public API; the result is checked
- *    against the public API on the first access of each vCPU and then once
- *    every 4096 counted accesses, and any disagreement turns the shortcut off
- *    for good.  fast=off uses the public API only.
+ *    subtracts the host base of guest RAM, learnt from the public API; the
+ *    result is checked against the public API on the first access of each
+ *    vCPU and then once every 4096 counted accesses, and any disagreement
+ *    turns the shortcut off for good.  fast=off uses the public API only.
  *  - Instruction fetches have no physical address in API v1, so ifetch=on
  *    is refused rather than approximated.
  *  - Only CPU accesses are seen; device DMA is not.
@@ -120,8 +119,8 @@ static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t truth_served;
 
 /*
- * The clock.  Decays are clocked on guest instructions so that a run is
- * repeatable whatever the host load: each translated block adds its length
+ * The clock.  Decays are clocked on guest instructions, so that decay
+ * periods do not depend on the speed or load of the host: each translated block adds its length
  * to a per-vCPU count when it starts executing, and a vCPU adds that count
  * to the global clock every clock_chunk instructions and when it goes idle.
  * A flush that finds the clock past next_decay applies the decays that are
@@ -391,16 +390,20 @@ static inline bool hwaddr_is_io(struct qemu_plugin_hwaddr *hw)
 	return qemu_plugin_hwaddr_is_io(hw);
 }
 
-/* Check the shortcut against the public answer @off; learn fast_base. */
+/*
+ * Check the shortcut against the public answer @off, of an access that one
+ * of them puts in main RAM; the first check learns fast_base.
+ */
 static void fast_check(struct hca_vcpu *v, struct qemu_plugin_hwaddr *hw,
 		       uint64_t off)
 {
 	uintptr_t base = qemu72_hostaddr(hw) - off, cur = 0;
 
 	v->fast_check = HCA_FAST_CHECK;
-	if (__atomic_compare_exchange_n(&fast_base, &cur, base, false,
-					__ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
-	    cur == base)
+	if (off < ram_size &&
+	    (__atomic_compare_exchange_n(&fast_base, &cur, base, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
+	     cur == base))
 		return;
 	__atomic_store_n(&fast_ok, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&fast_base, 0, __ATOMIC_RELAXED);
@@ -412,15 +415,16 @@ static inline uint64_t ram_offset(struct hca_vcpu *v,
 				  struct qemu_plugin_hwaddr *hw)
 {
 	uintptr_t base = __atomic_load_n(&fast_base, __ATOMIC_RELAXED);
-	uint64_t off;
+	uint64_t off, fast_off = UINT64_MAX;
 
 	if (likely(base)) {
-		off = qemu72_hostaddr(hw) - base;
-		if (likely(off < ram_size && --v->fast_check))
-			return off;
+		fast_off = qemu72_hostaddr(hw) - base;
+		if (likely(fast_off < ram_size && --v->fast_check))
+			return fast_off;
 	}
 	off = qemu_plugin_hwaddr_phys_addr(hw);
-	if (off < ram_size && __atomic_load_n(&fast_ok, __ATOMIC_RELAXED))
+	if ((off < ram_size || fast_off < ram_size) &&
+	    __atomic_load_n(&fast_ok, __ATOMIC_RELAXED))
 		fast_check(v, hw, off);
 	return off;
 }
