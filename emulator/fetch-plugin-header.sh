@@ -30,12 +30,16 @@ mv "$D/sources.list.new" "$D/sources.list"
 tarball=$(ls "$src"/qemu_"$qver"*.orig.tar.* 2>/dev/null | head -n 1 || true)
 if [ -z "$tarball" ]; then
 	info "fetching the qemu source package (for qemu-plugin.h) into $src"
-	ls "$D"/lists/*Sources* >/dev/null 2>&1 ||
+	fetch() {
+		(cd "$src" && logged "$HWAGE_LOGS/apt-src-qemu.log" \
+			apt-get "${apt_opts[@]}" source --download-only qemu)
+	}
+	# Reuse the package lists if there are any; refresh them if stale.
+	if ! { ls "$D"/lists/*Sources* >/dev/null 2>&1 && fetch; }; then
 		logged "$HWAGE_LOGS/apt-src-update.log" apt-get "${apt_opts[@]}" update ||
-		die "apt-get update (deb-src) failed"
-	(cd "$src" && logged "$HWAGE_LOGS/apt-src-qemu.log" \
-		apt-get "${apt_opts[@]}" source --download-only qemu) ||
-		die "apt-get source qemu failed"
+			die "apt-get update (deb-src) failed"
+		fetch || die "apt-get source qemu failed"
+	fi
 	tarball=$(ls "$src"/qemu_"$qver"*.orig.tar.* 2>/dev/null | head -n 1 || true)
 	[ -n "$tarball" ] || die "no qemu $qver orig tarball in $src (installed QEMU is $qver)"
 fi
