@@ -268,7 +268,7 @@ static void engine_decay(uint64_t now)
 /*
  * Ground-truth file: "pfn count" lines for the pages with a nonzero count,
  * in pfn order, after a comment header.  Written to PATH.tmp and renamed so
- * that a reader never sees a partial file.
+ * that a reader never sees a partial file.  Called under truth_lock.
  */
 static int truth_write(uint64_t insns)
 {
@@ -536,7 +536,11 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	unsigned int i;
 	int err;
 
-	/* vCPUs are stopped: fold their pending counts in. */
+	/*
+	 * Fold the vCPUs' pending counts in.  They are stopped, except when a
+	 * vCPU exits QEMU itself (isa-debug-exit): then the others may still
+	 * run, and a count they make meanwhile may be missed or added twice.
+	 */
 	for (i = 0; i < nr_vcpus; i++) {
 		pending_flush(&vcpus[i]);
 		__atomic_add_fetch(&clock_insns, vcpus[i].insns,
@@ -545,7 +549,9 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	}
 	insns = __atomic_load_n(&clock_insns, __ATOMIC_RELAXED);
 	if (truth) {
+		pthread_mutex_lock(&truth_lock);
 		err = truth_write(insns);
+		pthread_mutex_unlock(&truth_lock);
 		if (err)
 			truth_report_error(err);
 	}
