@@ -39,9 +39,9 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || argc > 3 || parse_size(argv[1], &ram) ||
 	    (argc == 3 && parse_size(argv[2], &page)) ||
-	    (page & (page - 1)) || ram % page) {
+	    page < 4096 || (page & (page - 1)) || ram % page) {
 		fprintf(stderr, "usage: hca-size RAM [PAGE]  "
-			"(PAGE a power of two dividing RAM)\n");
+			"(PAGE a power of two >= 4096 dividing RAM)\n");
 		return 2;
 	}
 	printf("%llu\n", (unsigned long long)hca_table_size(ram / page));
