@@ -41,6 +41,7 @@ cases=(
 	"ifetch_on_unsupported ifetch $T,$R,ifetch=on"
 	"empty_truth truth $T,$R,truth="
 	"fast_maybe fast $T,$R,fast=maybe"
+	"clock_unknown clock $T,$R,clock=tsc"
 )
 
 echo "KTAP version 1"

@@ -34,7 +34,7 @@ wait_for() {
 }
 
 echo "KTAP version 1"
-echo "1..15"
+echo "1..17"
 emu_build
 emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
@@ -89,7 +89,17 @@ rc=$?
 3 1" ] && [ "$(emu_u32 $tmp/t 16)" = 16 ] && [ "$(emu_entry $tmp/t 1)" = "1000 0 0" ]
 emu_ok page_64k $? "exit $rc; entry 1: $(emu_entry $tmp/t 1)" "$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
-# 7: decays every 10000 instructions; the guest spins 100000 instructions
+# 7: clock=inline counts the same instructions as the block callback on
+# one vCPU (the 64K-page pattern run above said insns=N).
+insns_cb=$(sed -n 's/^# .* insns=\([0-9]*\) .*/\1/p' "$tmp/truth")
+emu_run pattern "$T,$R,clock=inline,truth=$tmp/truth"
+rc=$?
+insns_inline=$(sed -n 's/^# .* insns=\([0-9]*\) .*/\1/p' "$tmp/truth")
+[ $rc = $EMU_EXIT ] && [ -n "$insns_cb" ] && [ "$insns_inline" = "$insns_cb" ] &&
+	[ "$(truth_body "$tmp/truth")" = "$PATTERN" ]
+emu_ok clock_inline_counts_insns $? "exit $rc; insns $insns_inline with clock=inline, $insns_cb with clock=cb"
+
+# 8: decays every 10000 instructions; the guest spins 100000 instructions
 # after the pattern, then loads A 7 more times.
 emu_run decay "$T,$R,decay=10000,truth=$tmp/truth"
 rc=$?
@@ -103,7 +113,7 @@ emu_ok decay $? "exit $rc epoch=$ep (want 8..12); A: $ac $ap $aa (want count+pre
 	"B: $(emu_entry $tmp/t 32); pfn 100: $(emu_entry $tmp/t 100)" \
 	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
-# 8: the table as the guest sees it: an ivshmem-plain BAR (QEMU creates the
+# 9: the table as the guest sees it: an ivshmem-plain BAR (QEMU creates the
 # file first, at the size hca-size gives), mapped by the guest at 0xa0000.
 # Its 1000 loads and 1 store through the BAR are not counted against any
 # page, and its truth_req write reaches the plugin.
@@ -119,7 +129,7 @@ emu_ok ivshmem_bar_not_counted $? "exit $rc; sum of counts $sum (want 1011);" \
 	"truth_done $(emu_u32 $tmp/t 264) (want 1); size $(stat -c %s $tmp/t) (want $S)" \
 	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
-# 9-14: the control area, with QEMU mapping the table as an ivshmem BAR
+# 10-15: the control area, with QEMU mapping the table as an ivshmem BAR
 # (QEMU creates the file first, at the size hca-size gives), no decays; the guest
 # loads A forever and the test writes the control area into the file.
 rm -f $tmp/t $tmp/truth
@@ -173,7 +183,7 @@ n=$(truth_body $tmp/truth | cut -d' ' -f2)
 [ "$(truth_body $tmp/truth | cut -d' ' -f1)" = 16 ] && [ "${n:-0}" -gt "$a3" ] && [ "$(stat -c %s $tmp/t)" = "$S" ]
 emu_ok truth_at_exit $? "QEMU exit $rc; truth: $(truth_body $tmp/truth | tr '\n' ' ') (want pfn 16 only, > $a3)"
 
-# 15: ages saturate at 255 (decay every 1000 instructions, ~1 s of guest).
+# 16: ages saturate at 255 (decay every 1000 instructions, ~1 s of guest).
 timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-loop.bin" \
 	-plugin "$EMU_PLUGIN,$T,$R,decay=1000" -d plugin </dev/null >"$EMU_LOG" 2>&1 &
 qpid=$!
@@ -185,5 +195,18 @@ wait $qpid
 qpid=
 [ "$ep" -gt 300 ] && [ "$(emu_entry $tmp/t 100)" = "0 0 255" ] && [ "$(emu_u32 $tmp/t $((4096 + 16 * 16 + 8)))" = 255 ]
 emu_ok age_saturates $? "epoch $ep; pfn 100: $(emu_entry $tmp/t 100) (want 0 0 255)"
+
+# 17: with clock=inline, decays still come (looked for at counted accesses).
+timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-loop.bin" \
+	-plugin "$EMU_PLUGIN,$T,$R,decay=100000,clock=inline" -d plugin </dev/null >"$EMU_LOG" 2>&1 &
+qpid=$!
+wait_for 20 epoch_above 10
+ep=$(emu_u64 $tmp/t 48)
+kill -TERM $qpid
+wait $qpid
+qpid=
+read -r _ _ age < <(emu_entry $tmp/t 100)
+[ "$ep" -gt 10 ] && [ "$age" -ge 10 ]
+emu_ok clock_inline_decays $? "epoch $ep (want > 10); pfn 100 age $age"
 
 exit $((emu_failed > 0))
