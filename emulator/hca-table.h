@@ -34,8 +34,8 @@
  *  - @prev_count: accesses in the previous decay period;
  *  - @age: decay periods since the entry was last cleared, saturating at
  *    HCA_AGE_MAX.
- * A decay, every @decay_insns guest instructions (summed over all vCPUs),
- * moves @count into @prev_count, sets @count to 0 and increments @age.
+ * A decay, every @decay_insns guest instructions (summed over all vCPUs;
+ * approximately with the plugin's clock=inline), moves @count into @prev_count, sets @count to 0 and increments @age.
  * The hotness of a page is prev_count + count.  Counters saturate at
  * HCA_COUNT_MAX instead of wrapping.  With sampling (@sample = N > 1) one
  * access in N on average is counted, and adds N, so that @count estimates
@@ -43,8 +43,9 @@
  *
  * Counts reach the table with a short lag: each vCPU keeps the counts of
  * up to 4 pages pending and adds them when another page takes their slot,
- * every 65536 of its instructions, and when it goes idle.  A page read or
- * cleared right after an access may miss those pending counts.
+ * every 65536 of its instructions (256 of its counted accesses with the
+ * plugin's clock=inline), and when it goes idle.  A page read or cleared
+ * right after an access may miss those pending counts.
  *
  * Races the guest must expect: a decay walks the table while vCPUs keep
  * running, so it may run concurrently with a guest clear of the same entry;

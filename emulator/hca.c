@@ -661,6 +661,16 @@ static int table_setup(void)
 /*
  * Options, key=value; an unknown key or a bad value is an error naming it.
  * Sizes take an optional K, M, G or T suffix (powers of 1024).
+ *
+ *   table=PATH      the shared table file (required); created or grown
+ *   ram=SIZE        guest RAM size (required), a multiple of page
+ *   page=SIZE       bytes per entry, a power of two, 4096 to 1G (4096)
+ *   sample=N        count 1 access in N on average, adding N (1: exact)
+ *   decay=INSNS     guest instructions between decays (100000000)
+ *   ifetch=off      instruction fetches are not counted (on is refused)
+ *   truth=PATH      write exact per-page counts there at exit and on request
+ *   clock=cb|inline the instruction clock, see "The clock" (cb)
+ *   fast=on|off     QEMU 7.2 address shortcut, see the top of the file (on)
  */
 static bool parse_u64(const char *s, uint64_t *out)
 {
