@@ -8,6 +8,8 @@
 #   make initramfs ARCH=...    build the guest programs and initramfs
 #   make boot ARCH=...         interactive serial console (Ctrl-A X quits)
 #   make check-series          checkpatch --strict over patches/
+#   make emulator              the QEMU counter plugin (emulator/)
+#   make bench-emulator        guest slowdown with the plugin, exact and sampled
 #   make clean                 remove builds and guest images from the cache
 #   make distclean             remove the whole cache (kernel tree included)
 
@@ -40,6 +42,12 @@ test:
 demo:
 	@bash $(S)/demo.sh
 
+emulator: setup
+	@$(MAKE) -s -C emulator HWAGE_CACHE=$(HWAGE_CACHE)
+
+bench-emulator: emulator
+	@bash emulator/bench.sh
+
 check-series: tree
 	@bash $(S)/check-series.sh
 
@@ -49,4 +57,4 @@ clean:
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all setup tree kernel initramfs boot test demo check-series clean distclean
+.PHONY: all setup tree kernel initramfs boot test demo emulator bench-emulator check-series clean distclean

@@ -40,9 +40,12 @@ host_tests() {
 	done
 	count "host: $hp passed, $hf failed, 0 skipped"
 }
-host_tests
-
-bash "$S/setup.sh" && bash "$S/prepare-tree.sh" || {
+bash "$S/setup.sh" || {
+	echo "0 passed, 1 failed"
+	exit 1
+}
+step "host tests" host_tests
+bash "$S/prepare-tree.sh" || {
 	echo "$passed passed, $((failed + 1)) failed"
 	exit 1
 }
