@@ -10,7 +10,7 @@ bad=0
 while read -r p; do
 	n=$((n + 1))
 	case "$p" in *cover-letter*) continue;; esac
-	out=$(cd "$HWAGE_SRC" && perl scripts/checkpatch.pl --strict --quiet "$HWAGE_TOP/patches/$p" 2>&1)
+	out=$(cd "$HWAGE_SRC" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --quiet "$HWAGE_TOP/patches/$p" 2>&1)
 	if [ -n "$out" ]; then
 		echo "$p:"
 		echo "$out" | sed 's/^/  /'

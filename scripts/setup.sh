@@ -6,7 +6,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 PACKAGES="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils
-	kmod git zstd e2fsprogs python3 dwarves
+	kmod git zstd e2fsprogs python3 python3-ply python3-git dwarves
 	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
 	qemu-system-x86 qemu-system-ppc linux-source-6.12"
 NEED_GB=12
