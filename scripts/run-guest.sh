@@ -6,6 +6,14 @@
 # (Ctrl-A X quits); the others run under a timeout with the serial log in
 # $HWAGE_LOGS/guest-ARCH-MODE-*.log. Extra kernel parameters:
 # HWAGE_CMDLINE; extra QEMU options: HWAGE_QEMU_ARGS or after "--".
+#
+# HWAGE_HCA picks the counter engine the guest gets (hwage.hca= tells it):
+#   off       no counter device
+#   on        the emulator plugin counts into a table exposed by ivshmem
+#   badmagic  an ivshmem device whose table is all zeros (no plugin)
+#   badsize   the plugin, told of a quarter of the guest's RAM: too few pages
+# The plugin's options: HWAGE_HCA_SAMPLE (1), HWAGE_HCA_DECAY (instructions,
+# 100000000). Its ground truth is written beside the log (.truth).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -23,18 +31,48 @@ initrd=$HWAGE_GUEST/initramfs.cpio
 release=$(cat "$HWAGE_BUILD/.hwage-release" 2>/dev/null)
 timeout=${HWAGE_TIMEOUT:-$BOOT_TIMEOUT}
 
-cmdline="console=$CONSOLE panic=-1 hwage.mode=$MODE hwage.release=$release ${HWAGE_CMDLINE:-}"
-qemu=($QEMU $QEMU_ARGS -nodefaults -no-reboot -display none
+hca=${HWAGE_HCA:-off}
+log=$HWAGE_LOGS/guest-$HWAGE_ARCH-$MODE$([ "$hca" = off ] || echo "-hca-$hca")-$(date +%Y%m%d-%H%M%S).log
+table=/dev/shm/hwage-$HWAGE_ARCH-$$.hca
+trap 'rm -f "$table"' EXIT
+
+# Main RAM is created first: the plugin sees offsets in the RAM block.
+hca_args=(-object memory-backend-ram,id=ram0,size=$GUEST_MEM -m "$GUEST_MEM"
+	-machine "$QEMU_MACHINE,memory-backend=ram0")
+plugin_args() {
+	local ram=$1
+	make -s -C "$HWAGE_TOP/emulator" HWAGE_CACHE="$HWAGE_CACHE" all >/dev/null ||
+		die "the counter plugin did not build (make -C emulator)"
+	size=$("$HWAGE_CACHE/emulator/hca-size" "$ram") || die "hca-size $ram failed"
+	hca_args+=(-object "memory-backend-file,id=hca,share=on,mem-path=$table,size=$size"
+		-device ivshmem-plain,memdev=hca
+		-plugin "$HWAGE_CACHE/emulator/libhca.so,table=$table,ram=$ram,sample=${HWAGE_HCA_SAMPLE:-1},decay=${HWAGE_HCA_DECAY:-100000000},truth=$log.truth"
+		-d plugin)
+}
+case "$hca" in
+off) ;;
+on) plugin_args "$GUEST_MEM" ;;
+badsize) plugin_args "$(($(numfmt --from=iec "$GUEST_MEM") / 4))" ;;
+badmagic)
+	truncate -s 8M "$table"
+	hca_args+=(-object "memory-backend-file,id=hca,share=on,mem-path=$table,size=8M"
+		-device ivshmem-plain,memdev=hca)
+	;;
+*) die "unknown HWAGE_HCA=$hca (off, on, badmagic, badsize)" ;;
+esac
+
+cmdline="console=$CONSOLE panic=-1 hwage.mode=$MODE hwage.hca=$hca hwage.release=$release ${HWAGE_CMDLINE:-}"
+qemu=($QEMU "${hca_args[@]}" $QEMU_ARGS -nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	${HWAGE_QEMU_ARGS:-} "$@")
 
 if [ "$MODE" = shell ]; then
-	info "booting $HWAGE_ARCH $release, interactive: Ctrl-A X quits"
-	exec "${qemu[@]}" -serial mon:stdio
+	info "booting $HWAGE_ARCH $release (hca=$hca), interactive: Ctrl-A X quits"
+	"${qemu[@]}" -serial mon:stdio
+	exit
 fi
 
-log=$HWAGE_LOGS/guest-$HWAGE_ARCH-$MODE-$(date +%Y%m%d-%H%M%S).log
-ln -sfn "$(basename "$log")" "$HWAGE_LOGS/guest-$HWAGE_ARCH-$MODE.log"
+ln -sfn "$(basename "$log")" "$HWAGE_LOGS/guest-$HWAGE_ARCH-$MODE$([ "$hca" = off ] || echo "-hca-$hca").log"
 echo "${qemu[*]}" >"$log.cmd"
 t0=$(date +%s)
 # Show progress (init's lines and top-level results) while logging it all.
@@ -63,5 +101,5 @@ elif [ "$rc" != 0 ]; then
 	tail -n 30 "$log" >&2
 fi
 boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init.*/\1/p' "$log" | head -n 1)
-info "$HWAGE_ARCH guest ($MODE) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"
+info "$HWAGE_ARCH guest ($MODE, hca=$hca) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"
 exit "$rc"

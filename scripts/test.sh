@@ -3,11 +3,14 @@
 # make test: set up the host, build each target's kernel and guest, boot it
 # in QEMU, and count the KTAP results. The last line printed is
 #   N passed, N failed
-# HWAGE_ARCHS picks the targets (default: ppc64le x86_64).
+# HWAGE_ARCHS picks the targets (default: ppc64le x86_64), HWAGE_HCA_BOOTS
+# the counter-engine scenarios booted for each (default: on badmagic
+# badsize; see scripts/run-guest.sh).
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/scripts
 ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
+HCA_BOOTS=${HWAGE_HCA_BOOTS:-off}
 t0=$(date +%s)
 passed=0
 failed=0
@@ -55,12 +58,16 @@ for arch in $ARCHS; do
 		count "$arch: 0 passed, 1 failed, 0 skipped (build)"
 		continue
 	fi
-	step "boot $arch and run the guest tests" bash "$S/run-guest.sh" "$arch" test
-	log=$HWAGE_LOGS/guest-$arch-test.log
-	echo "results for $arch ($(readlink -f "$log")):"
-	res=$(awk -v label="$arch" -f "$S/ktap-summary.awk" "$log")
-	echo "$res"
-	count "$(tail -n 1 <<<"$res")"
+	# One boot per counter-engine scenario: see HWAGE_HCA in run-guest.sh.
+	for hca in $HCA_BOOTS; do
+		step "boot $arch (hca=$hca) and run the guest tests" \
+			env HWAGE_HCA="$hca" bash "$S/run-guest.sh" "$arch" test
+		log=$HWAGE_LOGS/guest-$arch-test$([ "$hca" = off ] || echo "-hca-$hca").log
+		echo "results for $arch, hca=$hca ($(readlink -f "$log")):"
+		res=$(awk -v label="$arch/hca=$hca" -f "$S/ktap-summary.awk" "$log")
+		echo "$res"
+		count "$(tail -n 1 <<<"$res")"
+	done
 done
 
 echo
