@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The knobs of page aging from access counts, /sys/kernel/debug/hca/:
+ * every bad value is refused with EINVAL and changes nothing, and the
+ * values in range are taken. Each knob is put back as it was.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktap.h"
+#include "util.h"
+
+#define DIR "/sys/kernel/debug/hca/"
+
+struct knob {
+	const char *name;
+	const char *good[3];
+	const char *bad_range[3];
+};
+
+static const struct knob knobs[] = {
+	{ "hca_lru_age", { "1", "0" }, { "2", "10" } },
+	{ "scan-pfn-ratio", { "1", "100", "50" }, { "0", "101" } },
+	{ "scan-skip-msec", { "0", "60000", "100" }, { "60001" } },
+	{ "evict-skip-refs", { "1", "0" }, { "2" } },
+};
+
+/* bad whatever the knob: not a number, signed, junk, empty, overlong */
+static const char *const bad_any[] = {
+	"abc", "-1", "1x", "1.5", " 1", "\n", "0x", "99999999999999999999999",
+};
+#define NR_BAD_ANY ((int)(sizeof(bad_any) / sizeof(bad_any[0])))
+
+static int value(const char *name, char *buf, size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), DIR "%s", name);
+	if (read_file(path, buf, size) <= 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int put(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), DIR "%s", name);
+	return write_file(path, val);
+}
+
+static void check_knob(const struct knob *k)
+{
+	char before[64], after[64], name[128], longval[8192];
+	int i, ret, bad_ok = 1, good_ok = 1;
+
+	if (value(k->name, before, sizeof(before))) {
+		snprintf(name, sizeof(name), "%s_exists", k->name);
+		ktap_result(0, name);
+		return;
+	}
+	memset(longval, '1', sizeof(longval) - 1);
+	longval[sizeof(longval) - 1] = '\0';
+
+	for (i = 0; i < NR_BAD_ANY + 3 + 1; i++) {
+		const char *v = i < NR_BAD_ANY ? bad_any[i] :
+				i < NR_BAD_ANY + 3 ? k->bad_range[i - NR_BAD_ANY] : longval;
+
+		if (!v)
+			continue;
+		ret = put(k->name, v);
+		value(k->name, after, sizeof(after));
+		if (ret != -EINVAL || strcmp(before, after)) {
+			ktap_diag("%s: writing \"%.20s\" gave %d (%s), value %s -> %s", k->name,
+				  v, ret, strerror(-ret), before, after);
+			bad_ok = 0;
+		}
+	}
+	snprintf(name, sizeof(name), "%s_refuses_bad_values", k->name);
+	ktap_result(bad_ok, name);
+
+	for (i = 0; i < 3 && k->good[i]; i++) {
+		ret = put(k->name, k->good[i]);
+		value(k->name, after, sizeof(after));
+		if (ret || strcmp(after, k->good[i])) {
+			ktap_diag("%s: writing %s gave %d, reads %s", k->name, k->good[i], ret, after);
+			good_ok = 0;
+		}
+	}
+	put(k->name, before);
+	value(k->name, after, sizeof(after));
+	snprintf(name, sizeof(name), "%s_takes_values_in_range", k->name);
+	ktap_result(good_ok && !strcmp(before, after), name);
+}
+
+int main(void)
+{
+	unsigned int i;
+
+	ktap_begin("hca_knobs", 2 * sizeof(knobs) / sizeof(knobs[0]));
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+		check_knob(&knobs[i]);
+	return ktap_end();
+}
