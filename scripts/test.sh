@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/scripts
 ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
-HCA_BOOTS=${HWAGE_HCA_BOOTS:-off}
+HCA_BOOTS=${HWAGE_HCA_BOOTS:-on badmagic badsize}
 t0=$(date +%s)
 passed=0
 failed=0
