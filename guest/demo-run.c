@@ -8,6 +8,10 @@
  * The workload touches COLD_MB once, then keeps re-reading HOT_MB; with the
  * limit between the two, a good aging policy keeps the hot pages resident
  * and refaults stay low.
+ *
+ * With the emulated counter engine (hwage.hca=on), the demo turns
+ * hca_lru_age on, so generations come from the access counts, and the
+ * lru_gen block shows the sampled hotness range.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -81,6 +85,12 @@ int main(void)
 	if (ret) {
 		printf("demo: swap on zram failed: %s\n", strerror(-ret));
 		return 1;
+	}
+	if (!access("/sys/kernel/debug/hca/backend/table", R_OK)) {
+		write_file("/sys/kernel/debug/hca/hca_lru_age", "1");
+		printf("demo: counter backend registered, hca_lru_age=1: aging from access counts\n");
+	} else {
+		printf("demo: no counter backend: stock MGLRU aging\n");
 	}
 	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
 	mkdir(CG, 0755);
