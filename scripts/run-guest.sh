@@ -11,7 +11,8 @@
 #   off       no counter device
 #   on        the emulator plugin counts into a table exposed by ivshmem
 #   badmagic  an ivshmem device whose table is all zeros (no plugin)
-#   badsize   the plugin, told of a quarter of the guest's RAM: too few pages
+#   badsize   a well-formed table (emulator/hca-size -w) for a quarter of
+#             the guest's RAM: too few pages, no plugin
 # The plugin's options: HWAGE_HCA_SAMPLE (1), HWAGE_HCA_DECAY (instructions,
 # 100000000). Its ground truth is written beside the log (.truth).
 set -u
@@ -39,24 +40,34 @@ trap 'rm -f "$table"' EXIT
 # Main RAM is created first: the plugin sees offsets in the RAM block.
 hca_args=(-object memory-backend-ram,id=ram0,size=$GUEST_MEM -m "$GUEST_MEM"
 	-machine "$QEMU_MACHINE,memory-backend=ram0")
-plugin_args() {
-	local ram=$1
+emulator() {
 	make -s -C "$HWAGE_TOP/emulator" HWAGE_CACHE="$HWAGE_CACHE" all >/dev/null ||
 		die "the counter plugin did not build (make -C emulator)"
-	size=$("$HWAGE_CACHE/emulator/hca-size" "$ram") || die "hca-size $ram failed"
-	hca_args+=(-object "memory-backend-file,id=hca,share=on,mem-path=$table,size=$size"
-		-device ivshmem-plain,memdev=hca
-		-plugin "$HWAGE_CACHE/emulator/libhca.so,table=$table,ram=$ram,sample=${HWAGE_HCA_SAMPLE:-1},decay=${HWAGE_HCA_DECAY:-100000000},truth=$log.truth"
-		-d plugin)
+}
+# ivshmem_args SIZE: show the table file to the guest.
+ivshmem_args() {
+	hca_args+=(-object "memory-backend-file,id=hca,share=on,mem-path=$table,size=$1"
+		-device ivshmem-plain,memdev=hca)
 }
 case "$hca" in
 off) ;;
-on) plugin_args "$GUEST_MEM" ;;
-badsize) plugin_args "$(($(numfmt --from=iec "$GUEST_MEM") / 4))" ;;
+on)
+	emulator
+	size=$("$HWAGE_CACHE/emulator/hca-size" "$GUEST_MEM") || die "hca-size $GUEST_MEM failed"
+	ivshmem_args "$size"
+	hca_args+=(-plugin "$HWAGE_CACHE/emulator/libhca.so,table=$table,ram=$GUEST_MEM,sample=${HWAGE_HCA_SAMPLE:-1},decay=${HWAGE_HCA_DECAY:-100000000},truth=$log.truth"
+		-d plugin)
+	;;
+badsize)
+	# a well-formed table for a quarter of the RAM, no plugin behind it
+	emulator
+	size=$("$HWAGE_CACHE/emulator/hca-size" -w "$table" "$(($(numfmt --from=iec "$GUEST_MEM") / 4))") ||
+		die "could not write a table to $table"
+	ivshmem_args "$size"
+	;;
 badmagic)
 	truncate -s 8M "$table"
-	hca_args+=(-object "memory-backend-file,id=hca,share=on,mem-path=$table,size=8M"
-		-device ivshmem-plain,memdev=hca)
+	ivshmem_args 8M
 	;;
 *) die "unknown HWAGE_HCA=$hca (off, on, badmagic, badsize)" ;;
 esac
