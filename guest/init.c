@@ -7,6 +7,8 @@
  *         document, which init nests (indented) under its own, then
  *         powers off.
  *   demo  run /demo/run, then power off.
+ *   bench run /bench/run (one benchmark boot, see scripts/bench.sh), then
+ *         power off.
  *   shell start /bin/sh on the console (when the image has busybox) and
  *         power off when it exits.
  *
@@ -229,9 +231,10 @@ int main(void)
 		int failed = run_tests();
 
 		out("hwage-init: tests done, %d failed\n", failed);
-	} else if (!strcmp(mode, "demo")) {
-		char *argv[] = { "/demo/run", NULL };
+	} else if (!strcmp(mode, "demo") || !strcmp(mode, "bench")) {
+		char *argv[] = { NULL, NULL };
 
+		argv[0] = !strcmp(mode, "demo") ? "/demo/run" : "/bench/run";
 		run_wait(argv[0], argv);
 	} else if (!strcmp(mode, "shell")) {
 		char *argv[] = { "/bin/sh", "-l", NULL };
@@ -244,7 +247,7 @@ int main(void)
 		else
 			run_wait(argv[0], argv);
 	} else {
-		out("hwage-init: unknown hwage.mode=%s (test, demo, shell)\n", mode);
+		out("hwage-init: unknown hwage.mode=%s (test, demo, bench, shell)\n", mode);
 	}
 	out("hwage-init: powering off\n");
 	sync();

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the static guest programs for ARCH and pack them into an initramfs:
-#   /init, /tests/* (run in name order by init), /demo/*, and whatever
+#   /init, /tests/* (run in name order by init), /demo/*, /bench/*, the
+#   workloads w-* in /bin, and whatever
 #   scripts/guest-debs.sh unpacked for this target (busybox, ...).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ build() {
 pack() {
 	local f
 	rm -rf "$ROOT"
-	mkdir -p "$ROOT"/{tests,demo,proc,sys,dev,tmp,etc,root}
+	mkdir -p "$ROOT"/{tests,demo,bench,bin,proc,sys,dev,tmp,etc,root}
 	[ -d "$HWAGE_GUEST/debs" ] && cp -a "$HWAGE_GUEST/debs/." "$ROOT/"
 	cp "$BIN/init" "$ROOT/init"
 	for f in "$BIN"/t[0-9][0-9]-*; do
@@ -28,6 +29,12 @@ pack() {
 	done
 	for f in "$BIN"/demo-*; do
 		[ -e "$f" ] && cp "$f" "$ROOT/demo/${f##*/demo-}"
+	done
+	for f in "$BIN"/bench-*; do
+		[ -e "$f" ] && cp "$f" "$ROOT/bench/${f##*/bench-}"
+	done
+	for f in "$BIN"/w-*; do
+		[ -e "$f" ] && cp "$f" "$ROOT/bin/"
 	done
 	[ -x "$ROOT/bin/busybox" ] && ln -sf busybox "$ROOT/bin/sh"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$ROOT/etc/passwd"

@@ -18,12 +18,12 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 2 ] || die "usage: $0 ARCH test|demo|shell [-- qemu args]"
+[ $# -ge 2 ] || die "usage: $0 ARCH test|demo|bench|shell [-- qemu args]"
 load_target "$1"
 MODE=$2
 shift 2
 [ "${1:-}" = "--" ] && shift
-case "$MODE" in test|demo|shell) ;; *) die "unknown mode '$MODE' (test, demo, shell)";; esac
+case "$MODE" in test|demo|bench|shell) ;; *) die "unknown mode '$MODE' (test, demo, bench, shell)";; esac
 
 kernel=$HWAGE_BUILD/$KIMAGE
 initrd=$HWAGE_GUEST/initramfs.cpio
