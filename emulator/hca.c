@@ -113,7 +113,9 @@ static uint64_t table_size;
  * start of the run, private to the plugin and independent of sample=,
  * decays, @enabled and guest clears.  Each vCPU counts into its own array
  * (no locked instruction per access); a dump sums the arrays.  Written to
- * PATH at exit and whenever the guest increments @truth_req.
+ * PATH at exit and whenever the guest increments @truth_req; the dump that
+ * answers request N is also kept as PATH.N, so that the host can subtract
+ * two snapshots the guest asked for and get the accesses between them.
  */
 static bool truth;
 static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -295,17 +297,19 @@ static void engine_decay(uint64_t now)
 /*
  * Ground-truth file: "pfn count" lines for the pages with a nonzero count,
  * in pfn order, after a comment header.  Written to PATH.tmp and renamed so
- * that a reader never sees a partial file.  Called under truth_lock.
+ * that a reader never sees a partial file; for a guest request (@req not 0)
+ * linked as PATH.@req first.  Called under truth_lock.
  */
-static int truth_write(uint64_t insns)
+static int truth_write(uint64_t insns, uint32_t req)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], snap[PATH_MAX];
 	static char buf[1 << 16];
 	FILE *f;
 	uint64_t pfn;
 	int err;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", truth_path) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", truth_path) >= (int)sizeof(tmp) ||
+	    snprintf(snap, sizeof(snap), "%s.%" PRIu32, truth_path, req) >= (int)sizeof(snap))
 		return -ENAMETOOLONG;
 	f = fopen(tmp, "w");
 	if (!f)
@@ -313,9 +317,10 @@ static int truth_write(uint64_t insns)
 	setvbuf(f, buf, _IOFBF, sizeof(buf));
 	fprintf(f, "# hwage hca ground truth: exact CPU accesses per page\n");
 	fprintf(f, "# ram=%" PRIu64 " page=%" PRIu64 " insns=%" PRIu64
-		" epoch=%" PRIu64 " sample=%" PRIu32 "\n",
+		" epoch=%" PRIu64 " sample=%" PRIu32 " request=%" PRIu32 "\n",
 		ram_size, page_size, insns,
-		(uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED), sample);
+		(uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED), sample,
+		req);
 	fprintf(f, "# pfn count\n");
 	for (pfn = 0; pfn < nr_pages; pfn++) {
 		uint64_t c = 0;
@@ -331,6 +336,14 @@ static int truth_write(uint64_t insns)
 	if (fclose(f) || err) {
 		unlink(tmp);
 		return -EIO;
+	}
+	if (req) {
+		unlink(snap);
+		if (link(tmp, snap)) {
+			err = -errno;
+			unlink(tmp);
+			return err;
+		}
 	}
 	if (rename(tmp, truth_path))
 		return -errno;
@@ -354,7 +367,7 @@ static void truth_request(uint32_t req)
 	if (pthread_mutex_trylock(&truth_lock))
 		return;
 	if (req != truth_served) {
-		err = truth_write(clock_now());
+		err = truth_write(clock_now(), req);
 		if (err)
 			truth_report_error(err);
 		truth_served = req;
@@ -589,7 +602,7 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	insns = clock_now();
 	if (truth) {
 		pthread_mutex_lock(&truth_lock);
-		err = truth_write(insns);
+		err = truth_write(insns, 0);
 		pthread_mutex_unlock(&truth_lock);
 		if (err)
 			truth_report_error(err);
@@ -669,6 +682,7 @@ static int table_setup(void)
  *   decay=INSNS     guest instructions between decays (100000000)
  *   ifetch=off      instruction fetches are not counted (on is refused)
  *   truth=PATH      write exact per-page counts there at exit and on request
+ *                   (request N is also kept as PATH.N)
  *   clock=cb|inline the instruction clock, see "The clock" (cb)
  *   fast=on|off     QEMU 7.2 address shortcut, see the top of the file (on)
  */

@@ -34,7 +34,7 @@ wait_for() {
 }
 
 echo "KTAP version 1"
-echo "1..17"
+echo "1..18"
 emu_build
 emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
@@ -159,6 +159,16 @@ truth_done() { [ "$(emu_u32 $tmp/t 264)" = 1 ]; }
 wait_for 10 truth_done && [ "$(truth_body $tmp/truth | wc -l)" = 1 ] &&
 	[ "$(truth_body $tmp/truth | cut -d' ' -f1)" = 16 ]
 emu_ok truth_on_request $? "truth_done=$(emu_u32 $tmp/t 264)" "$(cat $tmp/truth 2>&1 | head -n 5)"
+
+# A second request: its dump is kept as truth.2 beside truth.1, and the
+# loop's loads between the two show up as the difference.
+emu_poke32 $tmp/t 260 2
+truth_done2() { [ "$(emu_u32 $tmp/t 264)" = 2 ]; }
+wait_for 10 truth_done2
+s1=$(truth_body $tmp/truth.1 2>/dev/null | awk '$1 == 16 { print $2 }')
+s2=$(truth_body $tmp/truth.2 2>/dev/null | awk '$1 == 16 { print $2 }')
+[ -n "$s1" ] && [ -n "$s2" ] && [ "$s2" -gt "$s1" ] && grep -q 'request=2' $tmp/truth.2
+emu_ok truth_snapshots_kept $? "A in truth.1: ${s1:-none}, in truth.2: ${s2:-none} (want both, truth.2 larger)"
 
 emu_poke32 $tmp/t 4352 4294967000
 sleep 0.5
