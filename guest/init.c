@@ -13,6 +13,8 @@
  *         power off when it exits.
  *
  * hwage.timeout=SECONDS bounds each test program (default 600).
+ * hwage.only=t13,t14 runs only the tests whose names start with one of
+ * the given prefixes (for a quick run while working on a test).
  * Everything goes to /dev/console; each KTAP line is written with one
  * write() so kernel messages cannot split it.
  */
@@ -110,16 +112,34 @@ static int cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* whether hwage.only= (a comma-separated list of prefixes) selects name */
+static int selected(const char *name, const char *only)
+{
+	size_t n;
+
+	if (!only)
+		return 1;
+	for (; *only; only += n + (only[n] == ',')) {
+		n = strcspn(only, ",");
+		if (n && !strncmp(name, only, n))
+			return 1;
+	}
+	return 0;
+}
+
 static int list_tests(char **names)
 {
 	DIR *d = opendir("/tests");
+	const char *only = param("only", NULL);
 	struct dirent *e;
 	int n = 0;
 
 	if (!d)
 		return 0;
+	if (only)
+		only = strdup(only);
 	while ((e = readdir(d)) && n < MAX_TESTS) {
-		if (e->d_name[0] == '.')
+		if (e->d_name[0] == '.' || !selected(e->d_name, only))
 			continue;
 		names[n++] = strdup(e->d_name);
 	}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reclaim driven by the counts, end to end: w-hotcold (a known hot set and
+ * cold set, every page verified) in a memory cgroup with 1.5 times its
+ * limit in use, swap on zram.
+ *
+ *   base       stock MGLRU (every boot): every page intact
+ *   hca        counter aging (hwage.hca=on): every page intact, and at least
+ *              90% of the pages swapped out at the end of the run are cold
+ *   switching  hca_lru_age flipped every half second under load: intact
+ *   hca-noref  counter aging, eviction without references: intact
+ *
+ * The hot set is known by construction; the benchmark (scripts/bench.sh)
+ * also scores the generations against the emulator's ground truth.
+ */
+#include "ktap.h"
+#include "workload.h"
+
+#define CG "/sys/fs/cgroup/hwage-t13"
+#define HOT_MB "12"
+#define COLD_MB "36"
+#define TOTAL_MB 48
+#define SECS "8"
+#define MIN_COLD_SHARE 0.90
+
+static void flip(void *arg, int n)
+{
+	if (n % 2 == 0)
+		write_file(HCA_DIR "hca_lru_age", (n / 2) % 2 ? "1" : "0");
+}
+
+/* one run of w-hotcold under config; 1 if every page was intact */
+static int run(const char *config, int toggle, double *cold_share, double *swapped)
+{
+	char *argv[] = { "/bin/w-hotcold", "-H", HOT_MB, "-C", COLD_MB, "-s", SECS, NULL };
+	char res[512];
+	long long in0 = vmstat("pswpin"), out0 = vmstat("pswpout");
+	int st;
+
+	if (wl_config(config) || wl_cgroup(CG, (long long)TOTAL_MB * 2 / 3 << 20)) {
+		ktap_diag("%s: cannot set the knobs or the cgroup up", config);
+		return 0;
+	}
+	st = wl_run(CG, argv, "", res, sizeof(res), toggle ? flip : NULL, NULL);
+	*swapped = wl_get(res, "swapped");
+	*cold_share = *swapped > 0 ? wl_get(res, "swapped_cold") / *swapped : 0;
+	ktap_diag("%s: ops/s %.0f, p99 %.0f us, swapped at the end %.0f pages (%.1f%% cold), "
+		  "pswpin +%lld, pswpout +%lld", config, wl_get(res, "ops_per_s"),
+		  wl_get(res, "p99_us"), *swapped, 100 * *cold_share, vmstat("pswpin") - in0,
+		  vmstat("pswpout") - out0);
+	rmdir(CG);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 && wl_get(res, "errors") == 0;
+}
+
+int main(void)
+{
+	char cmdline[4096];
+	double share, swapped;
+	int counts;
+
+	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	counts = strstr(cmdline, "hwage.hca=on") != NULL;
+	ktap_begin("hotcold", 5);
+	if (setup_zram_swap(256)) {
+		ktap_result(0, "zram_swap");
+		return ktap_end();
+	}
+	ktap_result(run("base", 0, &share, &swapped), "base_every_page_intact");
+	if (!counts) {
+		ktap_skip("hca_every_page_intact", "no counter engine (hwage.hca is not on)");
+		ktap_skip("hca_evicts_cold_pages", "no counter engine (hwage.hca is not on)");
+		ktap_skip("hca_lru_age_switching_under_load", "no counter engine (hwage.hca is not on)");
+		ktap_skip("hca_noref_every_page_intact", "no counter engine (hwage.hca is not on)");
+		return ktap_end();
+	}
+	ktap_result(run("hca", 0, &share, &swapped), "hca_every_page_intact");
+	ktap_diag("hca: %.1f%% of the %.0f pages swapped out are cold (want >= %.0f%%)",
+		  100 * share, swapped, 100 * MIN_COLD_SHARE);
+	ktap_result(swapped > 0 && share >= MIN_COLD_SHARE, "hca_evicts_cold_pages");
+	ktap_result(run("hca", 1, &share, &swapped), "hca_lru_age_switching_under_load");
+	ktap_result(run("hca-noref", 0, &share, &swapped), "hca_noref_every_page_intact");
+	wl_config("base");
+	return ktap_end();
+}

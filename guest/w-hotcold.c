@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * w-hotcold: a hot/cold workload whose hot set is known, for the tests and
+ * the benchmark (see ../shared/BENCHMARKS.md in the project).
+ *
+ *   w-hotcold -H HOT_MB -C COLD_MB [-s SECONDS] [-p HOT_PCT] [-w WRITE_PCT]
+ *             [-r SEED] [-c] [-T]
+ *
+ * It maps HOT_MB + COLD_MB of anonymous memory, picks the hot pages at
+ * random (a seeded permutation, so they are spread over the mapping and
+ * over physical memory), and writes every page once. Then, for SECONDS,
+ * each operation picks a page, a hot one with probability HOT_PCT (90), a
+ * cold one otherwise, uniformly within the set, reads it and checks its
+ * content, and with probability WRITE_PCT (10) writes a new version of it.
+ * Each page holds its id and version at both ends; the last step reads back
+ * and checks every page, so a page lost or mixed up through swap is an
+ * error.
+ *
+ * At the end of the run phase, before the final check, it reports which of
+ * its pages are swapped out (/proc/self/pagemap), and so how many of the
+ * evicted pages were cold. With -c it also prints, for every resident page,
+ * its pfn, the age of its MGLRU generation and whether it is hot by design,
+ * from /sys/kernel/debug/hca/pfn, as "cls" lines for the host to score
+ * against the emulator's ground truth; with -T it asks the emulator for a
+ * ground-truth snapshot (/sys/kernel/debug/hca/backend/truth) at the start
+ * and at the end of the run phase and prints their numbers.
+ *
+ * The last line is
+ *   result ops=N secs=S ops_per_s=N p50_us=N p99_us=N hot_pages=N
+ *     cold_pages=N swapped=N swapped_cold=N errors=N
+ * and the exit status is 0 only if errors=0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PFN_FILE "/sys/kernel/debug/hca/pfn"
+#define TRUTH_FILE "/sys/kernel/debug/hca/backend/truth"
+#define PM_PRESENT (1ULL << 63)
+#define PM_SWAPPED (1ULL << 62)
+#define PM_PFN ((1ULL << 55) - 1)
+/* latency histogram: 8 buckets per power of two of nanoseconds */
+#define HIST_SUB 8
+#define HIST_N (64 * HIST_SUB)
+/* measure the latency of one operation in LAT_EVERY */
+#define LAT_EVERY 8
+
+static long psz;
+static size_t nr_pages, nr_hot;
+static unsigned char *mem, *is_hot;
+static uint32_t *version, *hot_ids, *cold_ids;
+static uint64_t hist[HIST_N], errors;
+
+static void usage(const char *why, const char *arg)
+{
+	fprintf(stderr, "w-hotcold: %s%s%s\n"
+		"usage: w-hotcold -H HOT_MB -C COLD_MB [-s SECONDS] [-p HOT_PCT] "
+		"[-w WRITE_PCT] [-r SEED] [-c] [-T]\n", why, arg ? ": " : "", arg ? arg : "");
+	exit(2);
+}
+
+static long num(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "w-hotcold: bad value '%s' for %s (%ld to %ld)\n", s, opt, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t word(size_t page, uint32_t ver)
+{
+	return (page * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ver << 40) ^ 0x5a5a5a5aull;
+}
+
+static void write_page(size_t p)
+{
+	uint64_t *w = (uint64_t *)(mem + p * psz);
+	uint64_t v = word(p, version[p]);
+
+	w[0] = v;
+	w[psz / 8 - 1] = ~v;
+}
+
+static int check_page(size_t p)
+{
+	uint64_t *w = (uint64_t *)(mem + p * psz);
+	uint64_t v = word(p, version[p]);
+
+	if (w[0] == v && w[psz / 8 - 1] == ~v)
+		return 0;
+	if (errors++ < 5)
+		printf("# page %zu (%s) version %u: read %#llx %#llx, want %#llx %#llx\n", p,
+		       is_hot[p] ? "hot" : "cold", version[p], (unsigned long long)w[0],
+		       (unsigned long long)w[psz / 8 - 1], (unsigned long long)v,
+		       (unsigned long long)~v);
+	return 1;
+}
+
+static void hist_add(uint64_t ns)
+{
+	int b = ns ? 63 - __builtin_clzll(ns) : 0;
+	int sub = b >= 3 ? (ns >> (b - 3)) & (HIST_SUB - 1) : 0;
+
+	hist[b * HIST_SUB + sub]++;
+}
+
+/* the q-quantile of the histogram, in microseconds (bucket upper bound) */
+static double hist_quantile(double q)
+{
+	uint64_t total = 0, seen = 0;
+	int i;
+
+	for (i = 0; i < HIST_N; i++)
+		total += hist[i];
+	for (i = 0; i < HIST_N && total; i++) {
+		seen += hist[i];
+		if (seen >= q * total) {
+			int b = i / HIST_SUB, sub = i % HIST_SUB;
+			double lo = b >= 3 ? (double)(1ull << b) * (1 + sub / 8.0) : (double)(1ull << b);
+
+			return lo * (1 + 1 / 8.0) / 1000;
+		}
+	}
+	return 0;
+}
+
+/* ask the emulator for a ground-truth snapshot; its number, or -1 */
+static long truth_snapshot(void)
+{
+	char buf[32];
+	long want, got = -1;
+	int fd, i;
+
+	fd = open(TRUTH_FILE, O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+		goto out;
+	want = strtol(buf, NULL, 10) + 1;
+	if (pwrite(fd, "1", 1, 0) != 1)
+		goto out;
+	for (i = 0; i < 2000; i++) {
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		if (n > 0) {
+			buf[n] = '\0';
+			if (strtol(buf, NULL, 10) >= want) {
+				got = want;
+				break;
+			}
+		}
+		usleep(5000);
+	}
+out:
+	close(fd);
+	return got;
+}
+
+/*
+ * Pages swapped out now, and of them cold ones; with cls, print the pfn,
+ * generation age and design hotness of every resident page.
+ */
+static void census(int cls, size_t *swapped, size_t *swapped_cold)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY);
+	int pf = cls ? open(PFN_FILE, O_RDWR) : -1;
+	char line[1024], buf[128];
+	size_t p, len = 0, n = 0;
+	uint64_t e;
+
+	*swapped = *swapped_cold = 0;
+	if (pm < 0) {
+		printf("# cannot open /proc/self/pagemap: %s\n", strerror(errno));
+		errors++;
+		return;
+	}
+	if (cls && pf < 0)
+		printf("# no %s (%s): no generation ages\n", PFN_FILE, strerror(errno));
+	for (p = 0; p < nr_pages; p++) {
+		off_t off = ((uintptr_t)(mem + p * psz) / psz) * 8;
+		long age = -1;
+
+		if (pread(pm, &e, 8, off) != 8)
+			e = 0;
+		if (e & PM_SWAPPED) {
+			(*swapped)++;
+			*swapped_cold += !is_hot[p];
+			continue;
+		}
+		if (!cls || !(e & PM_PRESENT) || !(e & PM_PFN))
+			continue;
+		if (pf >= 0) {
+			int k = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(e & PM_PFN));
+			ssize_t r;
+
+			if (pwrite(pf, buf, k, 0) == k && (r = pread(pf, buf, sizeof(buf) - 1, 0)) > 0) {
+				char *a;
+
+				buf[r] = '\0';
+				a = strstr(buf, "gen_age ");
+				if (a)
+					age = strtol(a + 8, NULL, 10);
+			}
+		}
+		len += snprintf(line + len, sizeof(line) - len, " %llx:%ld:%d",
+				(unsigned long long)(e & PM_PFN), age, is_hot[p]);
+		if (++n % 32 == 0) {
+			printf("cls%s\n", line);
+			len = 0;
+		}
+	}
+	if (len)
+		printf("cls%s\n", line);
+	if (pf >= 0)
+		close(pf);
+	close(pm);
+}
+
+int main(int argc, char **argv)
+{
+	long hot_mb = -1, cold_mb = -1, secs = 5, hot_pct = 90, write_pct = 10;
+	int cls = 0, truth = 0, c;
+	long t_begin = -1, t_end = -1;
+	size_t p, i, j, nr_cold, swapped, swapped_cold;
+	uint64_t ops = 0, t0, t1, deadline;
+
+	while ((c = getopt(argc, argv, "H:C:s:p:w:r:cT")) != -1) {
+		switch (c) {
+		case 'H': hot_mb = num("-H", optarg, 1, 1 << 20); break;
+		case 'C': cold_mb = num("-C", optarg, 0, 1 << 20); break;
+		case 's': secs = num("-s", optarg, 0, 86400); break;
+		case 'p': hot_pct = num("-p", optarg, 0, 100); break;
+		case 'w': write_pct = num("-w", optarg, 0, 100); break;
+		case 'r': rng_state = num("-r", optarg, 1, 1L << 62); break;
+		case 'c': cls = 1; break;
+		case 'T': truth = 1; break;
+		default: usage("unknown option", NULL);
+		}
+	}
+	if (optind != argc)
+		usage("unexpected argument", argv[optind]);
+	if (hot_mb < 0 || cold_mb < 0)
+		usage("-H and -C are required", NULL);
+
+	psz = sysconf(_SC_PAGESIZE);
+	nr_hot = ((size_t)hot_mb << 20) / psz;
+	nr_cold = ((size_t)cold_mb << 20) / psz;
+	nr_pages = nr_hot + nr_cold;
+	mem = mmap(NULL, nr_pages * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	version = calloc(nr_pages, sizeof(*version));
+	is_hot = calloc(nr_pages, 1);
+	hot_ids = malloc(nr_hot * sizeof(*hot_ids));
+	cold_ids = malloc((nr_cold + 1) * sizeof(*cold_ids));
+	if (mem == MAP_FAILED || !version || !is_hot || !hot_ids || !cold_ids) {
+		printf("# out of memory for %zu pages\n", nr_pages);
+		return 1;
+	}
+	madvise(mem, nr_pages * psz, MADV_NOHUGEPAGE);
+
+	/* a seeded Fisher-Yates permutation: its first nr_hot pages are hot */
+	{
+		uint32_t *perm = malloc(nr_pages * sizeof(*perm));
+
+		if (!perm)
+			return 1;
+		for (p = 0; p < nr_pages; p++)
+			perm[p] = p;
+		for (p = nr_pages - 1; p > 0; p--) {
+			size_t j = rnd() % (p + 1);
+			uint32_t t = perm[p];
+
+			perm[p] = perm[j];
+			perm[j] = t;
+		}
+		for (p = 0; p < nr_hot; p++)
+			is_hot[perm[p]] = 1;
+		free(perm);
+	}
+	for (p = 0, i = 0, j = 0; p < nr_pages; p++) {
+		if (is_hot[p])
+			hot_ids[i++] = p;
+		else
+			cold_ids[j++] = p;
+	}
+	for (p = 0; p < nr_pages; p++)
+		write_page(p);
+	printf("# %zu pages of %ld bytes: %zu hot, %zu cold; %ld%% of operations hot, %ld%% writes\n",
+	       nr_pages, psz, nr_hot, nr_cold, hot_pct, write_pct);
+	fflush(stdout);
+
+	if (truth)
+		t_begin = truth_snapshot();
+	t0 = now_ns();
+	deadline = t0 + secs * 1000000000ull;
+	for (t1 = t0; t1 < deadline; t1 = now_ns()) {
+		for (i = 0; i < 256; i++) {
+			uint64_t r = rnd(), s = 0;
+			int lat = ops % LAT_EVERY == 0;
+
+			if (r % 100 < (uint64_t)hot_pct || !nr_cold)
+				p = hot_ids[(r >> 8) % nr_hot];
+			else
+				p = cold_ids[(r >> 8) % nr_cold];
+			if (lat)
+				s = now_ns();
+			check_page(p);
+			if ((r >> 40) % 100 < (uint64_t)write_pct) {
+				version[p]++;
+				write_page(p);
+			}
+			if (lat)
+				hist_add(now_ns() - s);
+			ops++;
+		}
+	}
+	if (truth) {
+		t_end = truth_snapshot();
+		printf("truth begin=%ld end=%ld\n", t_begin, t_end);
+	}
+	census(cls, &swapped, &swapped_cold);
+	for (p = 0; p < nr_pages; p++)
+		check_page(p);
+	printf("# swapped out at the end of the run: %zu pages, %zu of them cold (%.1f%%)\n",
+	       swapped, swapped_cold, swapped ? 100.0 * swapped_cold / swapped : 0.0);
+	printf("result ops=%llu secs=%.2f ops_per_s=%.0f p50_us=%.1f p99_us=%.1f hot_pages=%zu "
+	       "cold_pages=%zu swapped=%zu swapped_cold=%zu errors=%llu\n",
+	       (unsigned long long)ops, (t1 - t0) / 1e9, ops / ((t1 - t0) / 1e9 + 1e-9),
+	       hist_quantile(0.5), hist_quantile(0.99), nr_hot, nr_cold, swapped, swapped_cold,
+	       (unsigned long long)errors);
+	return errors ? 1 : 0;
+}

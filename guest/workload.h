@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Running a workload (a w-* program) in a memory cgroup under one of the
+ * benchmark's configurations, for the tests and for bench-run.c.
+ *
+ *   base           counter aging off: stock MGLRU
+ *   hca            counter aging on (hca_lru_age=1)
+ *   hca-noref      counter aging on, eviction without page table
+ *                  references (evict-skip-refs=1)
+ *   unconstrained  as base, with no memory limit: the ceiling
+ */
+#ifndef HWAGE_WORKLOAD_H
+#define HWAGE_WORKLOAD_H
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define HCA_DIR "/sys/kernel/debug/hca/"
+
+/* set the knobs of a configuration; 0, or -1 if it needs counts we lack */
+static inline int wl_config(const char *config)
+{
+	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref");
+	int noref = !strcmp(config, "hca-noref");
+
+	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
+		return -1;
+	if (write_file(HCA_DIR "hca_lru_age", counts ? "1" : "0") && counts)
+		return -1;
+	if (write_file(HCA_DIR "evict-skip-refs", noref ? "1" : "0") && noref)
+		return -1;
+	return 0;
+}
+
+/* a fresh memory cgroup at path (removed first if it exists) */
+static inline int wl_cgroup(const char *path, long long max_bytes)
+{
+	char f[256], v[32];
+
+	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	rmdir(path);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(f, sizeof(f), "%s/memory.max", path);
+	if (max_bytes > 0)
+		snprintf(v, sizeof(v), "%lld", max_bytes);
+	else
+		snprintf(v, sizeof(v), "max");
+	return write_file(f, v);
+}
+
+static inline long long wl_cg_value(const char *cg, const char *file, const char *key)
+{
+	char f[256], buf[64];
+
+	snprintf(f, sizeof(f), "%s/%s", cg, file);
+	if (key)
+		return stat_value(f, key);
+	if (read_file(f, buf, sizeof(buf)) <= 0)
+		return -1;
+	return atoll(buf);
+}
+
+/* the value of key=NUMBER in a "result ..." line, or -1 */
+static inline double wl_get(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p;
+
+	for (p = line; (p = strstr(p, key)); p++)
+		if ((p == line || p[-1] == ' ') && p[n] == '=')
+			return atof(p + n + 1);
+	return -1;
+}
+
+/*
+ * Run argv in cgroup cg (NULL: ours), its stdout and stderr forwarded as
+ * "# " lines (prefix pfx), its "result" line kept in result. tick(arg, n)
+ * is called about every 250 ms while it runs. Returns its wait status.
+ */
+static inline int wl_run(const char *cg, char *const argv[], const char *pfx,
+			 char *result, size_t len, void (*tick)(void *, int), void *arg)
+{
+	char buf[8192], procs[256];
+	size_t have = 0;
+	int pfd[2], status = -1, n = 0;
+	pid_t pid;
+
+	if (result && len)
+		result[0] = '\0';
+	if (pipe(pfd) < 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (cg) {
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+			if (write_file(procs, "0"))
+				_exit(126);
+		}
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		execv(argv[0], argv);
+		printf("exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		int r = poll(&p, 1, 250);
+		ssize_t got;
+		char *nl, *line;
+
+		if (r == 0) {
+			if (tick)
+				tick(arg, n++);
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		got = read(pfd[0], buf + have, sizeof(buf) - 1 - have);
+		if (got <= 0)
+			break;
+		have += got;
+		buf[have] = '\0';
+		line = buf;
+		while ((nl = strchr(line, '\n')) || have - (line - buf) >= sizeof(buf) - 1) {
+			if (nl)
+				*nl = '\0';
+			if (!strncmp(line, "result ", 7) && result)
+				snprintf(result, len, "%s", line);
+			printf("%s%s%s\n", pfx, line[0] == '#' ? "" : "# ", line);
+			if (!nl) {
+				line = buf + have;
+				break;
+			}
+			line = nl + 1;
+		}
+		have -= line - buf;
+		memmove(buf, line, have);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	fflush(stdout);
+	return status;
+}
+
+#endif
