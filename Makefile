@@ -9,6 +9,8 @@
 #   make boot ARCH=...         interactive serial console (Ctrl-A X quits)
 #   make check-series          checkpatch --strict over patches/
 #   make emulator              the QEMU counter plugin (emulator/)
+#   make bench                 A/B benchmark: base, hca, hca-noref, unconstrained
+#                              (scripts/bench.sh lists its HWAGE_BENCH_* settings)
 #   make bench-emulator        guest slowdown with the plugin, exact and sampled
 #   make clean                 remove builds and guest images from the cache
 #   make distclean             remove the whole cache (kernel tree included)
@@ -45,6 +47,9 @@ demo:
 emulator: setup
 	@$(MAKE) -s -C emulator HWAGE_CACHE=$(HWAGE_CACHE)
 
+bench:
+	@bash $(S)/bench.sh
+
 bench-emulator: emulator
 	@bash emulator/bench.sh
 
@@ -57,4 +62,4 @@ clean:
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all setup tree kernel initramfs boot test demo emulator bench-emulator check-series clean distclean
+.PHONY: all setup tree kernel initramfs boot test demo emulator bench bench-emulator check-series clean distclean

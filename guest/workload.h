@@ -141,8 +141,12 @@ static inline int wl_run(const char *cg, char *const argv[], const char *pfx,
 		while ((nl = strchr(line, '\n')) || have - (line - buf) >= sizeof(buf) - 1) {
 			if (nl)
 				*nl = '\0';
-			if (!strncmp(line, "result ", 7) && result)
-				snprintf(result, len, "%s", line);
+			if (!strncmp(line, "result ", 7) && result && len) {
+				size_t l = strlen(line) < len ? strlen(line) : len - 1;
+
+				memcpy(result, line, l);
+				result[l] = '\0';
+			}
 			printf("%s%s%s\n", pfx, line[0] == '#' ? "" : "# ", line);
 			if (!nl) {
 				line = buf + have;

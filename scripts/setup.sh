@@ -8,7 +8,7 @@ set -u
 PACKAGES="build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils
 	kmod git zstd e2fsprogs python3 python3-ply python3-git dwarves
 	gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
-	qemu-system-x86 qemu-system-ppc linux-source-6.12"
+	qemu-system-x86 qemu-system-ppc linux-source-6.12 gnuplot-nox"
 NEED_GB=12
 
 check_host() {

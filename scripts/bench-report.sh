@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Summarise a benchmark's results.csv (scripts/bench.sh):
+#   bench-report.sh DIR      writes DIR/summary.md and DIR/*.png, prints the table
+# Medians over the runs, spread as min-max, ratios of medians to base at the
+# same target, workload and pressure.
+set -u
+. "$(dirname "$0")/lib.sh"
+DIR=${1:?usage: bench-report.sh DIR}
+csv=$DIR/results.csv
+[ -s "$csv" ] || die "no results in $csv"
+
+# metric table: name in the summary, expression over CSV columns
+awk -F, -v dir="$DIR" '
+function med(key, m,    n, i, j, t, a) {
+	n = cnt[key, m]
+	for (i = 1; i <= n; i++) a[i] = val[key, m, i]
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	lo[key, m] = a[1]; hi[key, m] = a[n]
+	if (!n) return ""
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(key, m, x) { if (x == "") return; val[key, m, ++cnt[key, m]] = x + 0 }
+function fmt(x) { if (x == "") return "-"; if (x >= 1e6) return sprintf("%.3gM", x / 1e6); if (x >= 1e4) return sprintf("%.0fk", x / 1e3); if (x == int(x)) return sprintf("%d", x); return sprintf("%.3g", x) }
+function cell(key, m,    x) { x = med(key, m); if (x == "") return "-"; return fmt(x) (cnt[key, m] > 1 ? " (" fmt(lo[key, m]) "-" fmt(hi[key, m]) ")" : "") }
+function ratio(key, bkey, m,    a, b) { a = med(key, m); b = med(bkey, m); if (a == "" || b == "" || b == 0) return "-"; return sprintf("%.2f", a / b) }
+NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+{
+	key = $c["arch"] "|" $c["workload"] "|" $c["pressure"] "|" $c["config"]
+	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+	runs[key]++
+	bad[key] += ($c["errors"] != "0" || ($c["misses"] != "" && $c["misses"] != "0") || $c["exit"] != "0")
+	add(key, "ops", $c["ops_per_s"]); add(key, "p99", $c["p99_us"])
+	if ($c["workingset_refault_anon"] != "")
+		add(key, "refaults", $c["workingset_refault_anon"] + $c["workingset_refault_file"])
+	add(key, "pswpin", $c["pswpin"]); add(key, "pswpout", $c["pswpout"])
+	if ($c["aging_ns"] != "" && $c["aging_ns"] >= 0) add(key, "aging_ms", $c["aging_ns"] / 1e6)
+	if ($c["look_around_ns"] != "" && $c["look_around_ns"] >= 0) add(key, "la_ms", $c["look_around_ns"] / 1e6)
+	if ($c["cpu_sys_usec"] != "") add(key, "sys_ms", $c["cpu_sys_usec"] / 1e3)
+	add(key, "prec", $c["cls_precision"]); add(key, "rec", $c["cls_recall"])
+	if ($c["swapped"] > 0) add(key, "coldev", $c["swapped_cold"] / $c["swapped"])
+}
+END {
+	print "| target | workload | pressure | config | runs | ops/s | vs base | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | evicted cold |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= nk; i++) {
+		k = keys[i]; split(k, f, "|")
+		b = f[1] "|" f[2] "|" f[3] "|base"
+		printf "| %s | %s | %sx | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			f[1], f[2], f[3], f[4], runs[k], bad[k] ? " (" bad[k] " failed)" : "",
+			cell(k, "ops"), ratio(k, b, "ops"), cell(k, "p99"), cell(k, "refaults"), ratio(k, b, "refaults"),
+			cell(k, "pswpout"), cell(k, "aging_ms"), ratio(k, b, "aging_ms"), cell(k, "la_ms"), cell(k, "sys_ms"),
+			cell(k, "prec"), cell(k, "rec"), cell(k, "coldev")
+		# plot data: one file per target and workload
+		pf = dir "/plot-" f[1] "-" f[2] ".dat"
+		med(k, "ops"); med(k, "refaults")
+		printf "\"%sx %s\" %s %s %s %s %s %s\n", f[3], f[4], med(k, "ops"), lo[k, "ops"], hi[k, "ops"],
+			(med(k, "refaults") == "" ? 0 : med(k, "refaults")), lo[k, "refaults"] + 0, hi[k, "refaults"] + 0 > pf
+	}
+}' "$csv" >"$DIR/summary.md" || die "could not summarise $csv"
+
+{
+	echo
+	echo "Medians over the runs, (min-max) spread; 'vs base' is the ratio of medians to base"
+	echo "at the same target, workload and pressure. Refaults: workingset_refault_anon + _file;"
+	echo "aging: CPU time in try_to_inc_max_seq (page-table walk or counter sampling);"
+	echo "precision/recall: the hot set among the youngest generation, scored with the"
+	echo "emulator's ground truth; evicted cold: share of the pages swapped out at the end"
+	echo "that are cold by design. Settings of every run: results.csv."
+} >>"$DIR/summary.md"
+
+if command -v gnuplot >/dev/null; then
+	for dat in "$DIR"/plot-*.dat; do
+		[ -e "$dat" ] || continue
+		name=$(basename "$dat" .dat)
+		name=${name#plot-}
+		gnuplot <<EOF || info "warning: gnuplot failed for $dat"
+set terminal pngcairo size 1000,420 font ",9" noenhanced
+set output "$DIR/$name.png"
+set multiplot layout 1,2 title "$name: median and min-max over the runs"
+set style fill solid 0.5 border -1
+set boxwidth 0.6
+set xtics rotate by -35 noenhanced
+set yrange [0:*]
+set grid ytics
+unset key
+set title "ops/s (higher is better)"
+plot "$dat" using 0:2:xtic(1) with boxes lc rgb "#4878a8", "" using 0:2:3:4 with yerrorbars lc rgb "black" pt 0
+set title "refaults (lower is better)"
+plot "$dat" using 0:5:xtic(1) with boxes lc rgb "#c0504d", "" using 0:5:6:7 with yerrorbars lc rgb "black" pt 0
+unset multiplot
+EOF
+	done
+else
+	info "warning: no gnuplot (apt-get install gnuplot-nox): no plots"
+fi
+cat "$DIR/summary.md"
+ls "$DIR"/*.png 2>/dev/null | sed 's/^/plot: /'
