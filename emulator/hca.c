@@ -15,7 +15,7 @@
  *   -device ivshmem-plain,memdev=hca
  *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
  *           [,decay=100000000][,ifetch=off][,truth=PATH][,fast=on]
- *           [,clock=cb] -d plugin
+ *           [,clock=cb][,lines=on] -d plugin
  *
  * S is printed by "hca-size 1G 4096" (see hca_table_size()).
  *
@@ -96,6 +96,18 @@ static uint32_t sample = 1;
 static uint64_t decay_insns = 100000000;
 static bool fast = true;
 static bool clock_inline;
+/*
+ * lines=on (the default): an access that continues a sweep through one
+ * cache line, i.e. touches the same 64-byte line as the vCPU's previous
+ * access but at another address, is not counted, in the table nor in the
+ * ground truth.  A string instruction or a copy loop then counts once per
+ * line, as a memory-side counter sees it, instead of once per byte (x86's
+ * rep stosb zeroing a page counted 4096, more than most workloads give a
+ * hot page), while repeated accesses to one address all count.  lines=off
+ * counts every access.
+ */
+static bool lines = true;
+#define HCA_LINE_SHIFT 6
 
 /*
  * The table.  The header and entries live in the shared file, mapped
@@ -167,6 +179,7 @@ struct hca_vcpu {
 	uint32_t countdown;	/* accesses until the next counted one */
 	uint32_t fast_check;	/* fast-path results until the next check */
 	uint32_t clock_check;	/* clock=inline: accesses until a look */
+	uint64_t last_vaddr[2];	/* lines=on: the last two accesses */
 	uint64_t *truth;	/* exact counts of this vCPU, or NULL */
 	struct hca_pending pending[HCA_PENDING];
 } __attribute__((aligned(64)));
@@ -536,12 +549,34 @@ out:
 		v->countdown = sample_draw(v);
 }
 
+static inline bool same_line_elsewhere(uint64_t a, uint64_t b)
+{
+	return a != b && !((a ^ b) >> HCA_LINE_SHIFT);
+}
+
+/*
+ * lines=on: whether this access continues a sweep through one line.  The
+ * last two accesses are remembered so that a copy, which alternates between
+ * a source and a destination line, counts once per line too.
+ */
+static inline bool line_sweep(struct hca_vcpu *v, uint64_t vaddr)
+{
+	bool sweep = same_line_elsewhere(vaddr, v->last_vaddr[0]) ||
+		     same_line_elsewhere(vaddr, v->last_vaddr[1]);
+
+	v->last_vaddr[1] = v->last_vaddr[0];
+	v->last_vaddr[0] = vaddr;
+	return lines && sweep;
+}
+
 /* Without truth=: most accesses only decrement the countdown. */
 static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
 	struct hca_vcpu *v = &vcpus[cpu_index];
 
+	if (line_sweep(v, vaddr))
+		return;
 	if (likely(--v->countdown))
 		return;
 	vcpu_mem_resolve(v, true, info, vaddr);
@@ -552,6 +587,8 @@ static void vcpu_mem_truth(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 {
 	struct hca_vcpu *v = &vcpus[cpu_index];
 
+	if (line_sweep(v, vaddr))
+		return;
 	vcpu_mem_resolve(v, --v->countdown == 0, info, vaddr);
 }
 
@@ -685,6 +722,7 @@ static int table_setup(void)
  *                   (request N is also kept as PATH.N)
  *   clock=cb|inline the instruction clock, see "The clock" (cb)
  *   fast=on|off     QEMU 7.2 address shortcut, see the top of the file (on)
+ *   lines=on|off    a sweep through one cache line counts once (on)
  */
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -793,6 +831,9 @@ static int parse_option(const char *opt)
 	} else if (!strcmp(key, "fast")) {
 		if (!qemu_plugin_bool_parse(key, val, &fast))
 			return bad_value(key, val, "want on or off");
+	} else if (!strcmp(key, "lines")) {
+		if (!qemu_plugin_bool_parse(key, val, &lines))
+			return bad_value(key, val, "want on or off");
 	} else {
 		fprintf(stderr, "hca: unknown option '%s'\n", opt);
 		return -1;
@@ -864,9 +905,9 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 
 	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
 		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
-		 " clock=%s fast=%s%s%s\n", table_path, table_size, nr_pages,
+		 " clock=%s fast=%s lines=%s%s%s\n", table_path, table_size, nr_pages,
 		 page_size, sample, decay_insns, clock_inline ? "inline" : "cb",
-		 fast_ok ? "on" : "off",
+		 fast_ok ? "on" : "off", lines ? "on" : "off",
 		 truth_path ? " truth=" : "", truth_path ? truth_path : "");
 	qemu_plugin_outs(msg);
 

@@ -19,6 +19,9 @@
  *		magic 1000 times through the BAR, asks for a ground-truth dump
  *		(truth_req = 1), spins SPIN_INSNS instructions, exit
  *	loop	loads from A forever (for tests of the control area)
+ *	sweep	pattern, then rep stosb over all of D = 0x40000 (pfn 64) and
+ *		rep movsb from D to E = 0x50000 (pfn 80), 4096 bytes each:
+ *		with lines=on, 64 + 64 accesses count for D and 64 for E
  *	bench	BENCH_PASSES passes over 0x10000-0x7ffff (448 KiB): per
  *		64-byte line, load-add-store at two offsets (8 instructions,
  *		4 accesses), then exit
@@ -66,7 +69,7 @@ start:
 	mov	%ax, %gs		/* GS:0 = the table */
 #endif
 
-#if defined(MODE_pattern) || defined(MODE_decay) || defined(MODE_bar)
+#if defined(MODE_pattern) || defined(MODE_decay) || defined(MODE_bar) || defined(MODE_sweep)
 	mov	$1000, %cx
 1:	mov	(%bx), %al
 	dec	%cx
@@ -97,6 +100,24 @@ start:
 	mov	$(SPIN_INSNS / 2), %ecx
 10:	dec	%ecx
 	jnz	10b
+#endif
+
+#ifdef MODE_sweep
+	cld
+	mov	$0x4000, %ax
+	mov	%ax, %es
+	xor	%di, %di
+	xor	%al, %al
+	mov	$4096, %cx
+	rep stosb			/* D: 4096 byte stores */
+	mov	$0x4000, %ax
+	mov	%ax, %ds
+	mov	$0x5000, %ax
+	mov	%ax, %es
+	xor	%si, %si
+	xor	%di, %di
+	mov	$4096, %cx
+	rep movsb			/* D -> E: 4096 loads, 4096 stores */
 #endif
 
 #ifdef MODE_loop

@@ -42,6 +42,7 @@ cases=(
 	"empty_truth truth $T,$R,truth="
 	"fast_maybe fast $T,$R,fast=maybe"
 	"clock_unknown clock $T,$R,clock=tsc"
+	"lines_maybe lines $T,$R,lines=maybe"
 )
 
 echo "KTAP version 1"
@@ -49,7 +50,7 @@ echo "1..$((2 + ${#cases[@]}))"
 emu_build
 emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
-emu_run pattern "$T,$R,page=4K,sample=1,decay=1000000,ifetch=off,truth=$tmp/truth"
+emu_run pattern "$T,$R,page=4K,sample=1,decay=1000000,ifetch=off,truth=$tmp/truth,lines=on"
 rc=$?
 [ $rc = $EMU_EXIT ] && [ -s "$tmp/truth" ]
 emu_ok accepts_good_options $? "exit $rc, want $EMU_EXIT and a truth file" "$(tail -n 3 "$EMU_LOG")"

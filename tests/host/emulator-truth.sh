@@ -34,7 +34,7 @@ wait_for() {
 }
 
 echo "KTAP version 1"
-echo "1..18"
+echo "1..20"
 emu_build
 emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
@@ -98,6 +98,28 @@ insns_inline=$(sed -n 's/^# .* insns=\([0-9]*\) .*/\1/p' "$tmp/truth")
 [ $rc = $EMU_EXIT ] && [ -n "$insns_cb" ] && [ "$insns_inline" = "$insns_cb" ] &&
 	[ "$(truth_body "$tmp/truth")" = "$PATTERN" ]
 emu_ok clock_inline_counts_insns $? "exit $rc; insns $insns_inline with clock=inline, $insns_cb with clock=cb"
+
+# A sweep through a line counts once (lines=on, the default): rep stosb
+# over D and rep movsb from D to E count 64 + 64 for D and 64 for E, in the
+# table and in the truth; lines=off counts all 4096 accesses of each.
+emu_run sweep "$T,$R,truth=$tmp/truth"
+rc=$?
+want="$PATTERN
+64 128
+80 64"
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$want" ] &&
+	[ "$(emu_entry $tmp/t 64)" = "128 0 0" ] && [ "$(emu_entry $tmp/t 80)" = "64 0 0" ]
+emu_ok lines_count_a_sweep_once $? "exit $rc; D $(emu_entry $tmp/t 64), E $(emu_entry $tmp/t 80)" \
+	"(want 128 and 64); truth: $(truth_body "$tmp/truth" | tr '\n' ' ')"
+emu_run sweep "$T,$R,truth=$tmp/truth,lines=off"
+rc=$?
+want="$PATTERN
+64 8192
+80 4096"
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$want" ] &&
+	[ "$(emu_entry $tmp/t 64)" = "8192 0 0" ]
+emu_ok lines_off_counts_every_access $? "exit $rc; D $(emu_entry $tmp/t 64) (want 8192);" \
+	"truth: $(truth_body "$tmp/truth" | tr '\n' ' ')"
 
 # 8: decays every 10000 instructions; the guest spins 100000 instructions
 # after the pattern, then loads A 7 more times.
