@@ -3,7 +3,8 @@
 # Build the static guest programs for ARCH and pack them into an initramfs:
 #   /init, /tests/* (run in name order by init), /demo/*, /bench/*, the
 #   workloads w-* in /bin, and whatever
-#   scripts/guest-debs.sh unpacked for this target (busybox, ...).
+#   scripts/guest-debs.sh unpacked for this target (busybox, memcached and
+#   its shared libraries, ...).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -14,8 +15,65 @@ command -v "$GUEST_CC" >/dev/null || die "$GUEST_CC not found (run scripts/setup
 BIN=$HWAGE_GUEST/bin
 ROOT=$HWAGE_GUEST/root
 
+# memcached and the libraries it loads: readelf -d of Debian 12's
+# memcached (amd64 and ppc64el alike) needs libevent-2.1.so.7,
+# libsasl2.so.2, libssl.so.3, libcrypto.so.3 and libc.so.6 (none of those
+# needs more than libc); glibc loads libgcc_s.so.1 when a thread exits.
+# The packages' other Depends (libsasl2-modules-db and libdb5.3 for SASL,
+# which we don't turn on, libzstd1, adduser, perl, lsb-base) are not
+# loaded, so they stay out of the image.
+MEMCACHED_DEBS="memcached libevent-2.1-7 libsasl2-2 libssl3 libc6 libgcc-s1"
+
+# Unpacked files the guest never uses, left out of the image (and
+# libraries no program needs, see prune_libs).
+# usr/share is docs, manuals, lintian overrides and memcached's scripts.
+PRUNE="usr/share usr/include usr/lib/*/gconv usr/lib/*/engines-3
+	usr/lib/*/ossl-modules usr/lib/tmpfiles.d lib/systemd etc/init.d
+	etc/default etc/ld.so.conf.d .hwage-debs"
+
 build() {
 	make -C "$HWAGE_TOP/guest" CC="$GUEST_CC" OUT="$BIN"
+}
+
+# loader BINARY: make sure the guest root has the dynamic loader the
+# binary asks for (PT_INTERP), as a link into the multiarch lib folder
+# (libc6 ships it: lib64/ld64.so.2 on ppc64el, lib64/ld-linux-x86-64.so.2
+# on amd64).
+loader() {
+	local interp real
+	interp=$(readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+	[ -n "$interp" ] || { echo "hwage: no PT_INTERP in $1" >&2; return 1; }
+	[ -L "$ROOT$interp" ] || [ -e "$ROOT$interp" ] && return 0
+	real=$(cd "$ROOT" && ls lib/*-linux-gnu/"${interp##*/}" 2>/dev/null | head -n 1)
+	[ -n "$real" ] || { echo "hwage: no ${interp##*/} in the unpacked libc6" >&2; return 1; }
+	mkdir -p "$ROOT${interp%/*}" && ln -s "/$real" "$ROOT$interp"
+}
+
+# prune_libs: in the guest root, keep only the shared libraries that its
+# dynamic programs load (the DT_NEEDED closure, plus libgcc_s.so.1, which
+# glibc dlopens when a thread exits); fail if one of those is missing.
+prune_libs() {
+	local f so lib queue=() missing=()
+	declare -A keep=([libgcc_s.so.1]=1)
+	needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+	for f in usr/bin/* usr/sbin/* bin/* sbin/*; do
+		[ -f "$f" ] && [ ! -L "$f" ] && queue+=($(needed "$f"))
+	done
+	while [ ${#queue[@]} -gt 0 ]; do
+		so=${queue[0]}
+		queue=("${queue[@]:1}")
+		[ -n "${keep[$so]:-}" ] && continue
+		keep[$so]=1
+		lib=$(ls lib/*-linux-gnu/"$so" usr/lib/*-linux-gnu/"$so" 2>/dev/null | head -n 1)
+		[ -n "$lib" ] || { missing+=("$so"); continue; }
+		[ -L "$lib" ] && keep[$(basename "$(readlink "$lib")")]=1
+		queue+=($(needed "$lib"))
+	done
+	[ ${#missing[@]} -eq 0 ] || { echo "hwage: guest libraries missing: ${missing[*]}" >&2; return 1; }
+	for f in lib/*-linux-gnu/*.so* usr/lib/*-linux-gnu/*.so*; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		[ -n "${keep[${f##*/}]:-}" ] || rm -f "$f"
+	done
 }
 
 pack() {
@@ -23,6 +81,8 @@ pack() {
 	rm -rf "$ROOT"
 	mkdir -p "$ROOT"/{tests,demo,bench,bin,proc,sys,dev,tmp,etc,root}
 	[ -d "$HWAGE_GUEST/debs" ] && cp -a "$HWAGE_GUEST/debs/." "$ROOT/"
+	(cd "$ROOT" && rm -rf $PRUNE && prune_libs) || return 1
+	loader "$ROOT/usr/bin/memcached" || return 1
 	cp "$BIN/init" "$ROOT/init"
 	for f in "$BIN"/t[0-9][0-9]-*; do
 		cp "$f" "$ROOT/tests/"
@@ -46,6 +106,9 @@ pack() {
 # busybox gives "make boot" a shell; the tests do not need it.
 bash "$HWAGE_TOP/scripts/guest-debs.sh" "$HWAGE_ARCH" busybox-static ||
 	info "warning: no busybox for $HWAGE_ARCH, 'make boot' will have no shell"
+# memcached is a workload of the tests and benchmarks: no image without it.
+bash "$HWAGE_TOP/scripts/guest-debs.sh" "$HWAGE_ARCH" $MEMCACHED_DEBS ||
+	die "could not fetch memcached for $HWAGE_ARCH ($DEB_ARCH: $MEMCACHED_DEBS; see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
 logged "$HWAGE_LOGS/guest-$HWAGE_ARCH.log" build || die "guest programs failed to build for $HWAGE_ARCH"
 pack || die "could not pack the $HWAGE_ARCH initramfs"
 info "$HWAGE_ARCH initramfs: $HWAGE_GUEST/initramfs.cpio ($(du -k "$HWAGE_GUEST/initramfs.cpio" | cut -f1) KiB)"
