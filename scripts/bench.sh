@@ -63,7 +63,7 @@ collect() {
 	meta="arch=$arch run=$run kernel=$(cat "$HWAGE_CACHE/build-$arch/.hwage-release" 2>/dev/null)"
 	meta+=" series=$series"
 	meta+=" qemu=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p')"
-	meta+=" emulator=sample:${HWAGE_HCA_SAMPLE:-1}/decay:${HWAGE_HCA_DECAY:-100000000}"
+	meta+=" emulator=sample:${HWAGE_HCA_SAMPLE:-1}/decay:${HWAGE_HCA_DECAY:-100000000}/lines:on"
 	meta+=" guest_mem=$GUEST_MEM phase_secs=$SECS log=$(basename "$log")"
 	scores=$(bash "$S/bench-score.sh" "$log")
 	tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" '

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One benchmark boot (hwage.mode=bench, started by scripts/bench.sh): runs
+ * each workload at each pressure under one configuration, each in a fresh
+ * memory cgroup with swap on zram, and prints one line per measurement:
+ *
+ *   hwage-bench config=C workload=W pressure=P limit_kb=N footprint_kb=N
+ *     <the workload's result fields> <the cgroup's counters>
+ *
+ * Kernel command line:
+ *   hwage.config=base|hca|hca-noref|unconstrained   (base)
+ *   hwage.workloads=hotcold,memcached               (both)
+ *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
+ *   hwage.secs=N             seconds of each run phase (10)
+ *
+ * The pressure is the workload's measured footprint (memory.current with
+ * no limit, after it has loaded its data) over the limit. hotcold's
+ * footprint is its size, as it cannot wait for a limit to be set.
+ */
+#include <sys/stat.h>
+
+#include "mc.h"
+#include "workload.h"
+
+#define CG "/sys/fs/cgroup/hwage-bench"
+#define HOT_MB 16
+#define COLD_MB 48
+#define MC_PORT 11211
+/* 4 KiB values: about one page per key, so the key skew is a page skew */
+#define MC_KEYS 12288
+#define MC_VALUE 4096
+#define MC_CACHE_MB 256
+#define MC_STATE "/tmp/hwage-bench-mc.state"
+
+static char cmdline[4096];
+
+static const char *param(const char *name, const char *def)
+{
+	static char val[8][256];
+	static int slot;
+	char key[64];
+	const char *p;
+	size_t n;
+
+	snprintf(key, sizeof(key), "hwage.%s=", name);
+	for (p = cmdline; (p = strstr(p, key)); p++) {
+		if (p != cmdline && p[-1] != ' ')
+			continue;
+		p += strlen(key);
+		n = strcspn(p, " \n");
+		slot = (slot + 1) % 8;
+		if (n >= sizeof(val[0]))
+			n = sizeof(val[0]) - 1;
+		memcpy(val[slot], p, n);
+		val[slot][n] = '\0';
+		return val[slot];
+	}
+	return def;
+}
+
+/* counters of the cgroup, from memory.stat, and its CPU time */
+static const char *const stats[] = {
+	"workingset_refault_anon", "workingset_refault_file", "workingset_activate_anon",
+	"workingset_activate_file", "pgscan", "pgsteal", "pgmajfault", NULL,
+};
+
+/* what is measured as a difference over the measured phase */
+struct snap {
+	long long cpu, sys, aging[4], pswpin, pswpout;
+};
+
+/* "aging ns N calls N look_around ns N calls N" of our memcg in lru_gen_full */
+static void aging_stats(long long v[4])
+{
+	static char buf[1 << 20];
+	char *line, *save = NULL;
+	int ours = 0, found = 0;
+
+	v[0] = v[1] = v[2] = v[3] = 0;
+	if (read_file("/sys/kernel/debug/lru_gen_full", buf, sizeof(buf)) <= 0) {
+		v[0] = v[1] = v[2] = v[3] = -1;
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		long long a, b, c, d;
+
+		if (!strncmp(line, "memcg", 5))
+			ours = strstr(line, "/hwage-bench") != NULL;
+		else if (ours && sscanf(line, " aging ns %lld calls %lld look_around ns %lld calls %lld",
+					&a, &b, &c, &d) == 4) {
+			v[0] += a;
+			v[1] += b;
+			v[2] += c;
+			v[3] += d;
+			found = 1;
+		}
+	}
+	if (!found)
+		v[0] = v[1] = v[2] = v[3] = -1;
+}
+
+static void snap(struct snap *s)
+{
+	s->cpu = wl_cg_value(CG, "cpu.stat", "usage_usec");
+	s->sys = wl_cg_value(CG, "cpu.stat", "system_usec");
+	aging_stats(s->aging);
+	s->pswpin = vmstat("pswpin");
+	s->pswpout = vmstat("pswpout");
+}
+
+/* print the measurement; s0 is the snapshot taken at the start of it */
+static void report(const char *config, const char *workload, const char *pressure,
+		   long long limit, long long footprint, const char *res, int status,
+		   const struct snap *s0)
+{
+	char line[4096];
+	struct snap s1;
+	size_t n;
+	int i;
+
+	snap(&s1);
+	n = snprintf(line, sizeof(line), "hwage-bench config=%s workload=%s pressure=%s "
+		     "limit_kb=%lld footprint_kb=%lld exit=%d %s", config, workload, pressure,
+		     limit >> 10, footprint >> 10,
+		     WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+		     res[0] ? res + 7 : "errors=-1");
+	for (i = 0; stats[i]; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %s=%lld", stats[i],
+			      wl_cg_value(CG, "memory.stat", stats[i]));
+	n += snprintf(line + n, sizeof(line) - n, " pswpin=%lld pswpout=%lld cpu_usec=%lld"
+		      " cpu_sys_usec=%lld", s1.pswpin - s0->pswpin, s1.pswpout - s0->pswpout,
+		      s1.cpu - s0->cpu, s1.sys - s0->sys);
+	for (i = 0; i < 4; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %s=%lld",
+			      (const char *[]){ "aging_ns", "aging_calls", "look_around_ns",
+						"look_around_calls" }[i],
+			      s1.aging[i] < 0 ? -1 : s1.aging[i] - s0->aging[i]);
+	printf("%s\n", line);
+	fflush(stdout);
+}
+
+static long long limit_for(const char *config, long long footprint, const char *pressure)
+{
+	if (!strcmp(config, "unconstrained"))
+		return 0;
+	return (long long)(footprint / atof(pressure)) & ~4095LL;
+}
+
+static void set_max(long long bytes)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%lld", bytes);
+	write_file(CG "/memory.max", bytes ? v : "max");
+}
+
+static void hotcold(const char *config, const char *pressure, const char *secs, int counts)
+{
+	char h[16], c[16], res[1024];
+	/* the classification (-c) and ground truth (-T) need the counters */
+	char *argv[] = { "/bin/w-hotcold", "-H", h, "-C", c, "-s", (char *)secs,
+			 counts ? "-c" : NULL, "-T", NULL };
+	long long footprint = (long long)(HOT_MB + COLD_MB) << 20;
+	long long limit = limit_for(config, footprint, pressure);
+	struct snap s0;
+	int st;
+
+	snprintf(h, sizeof(h), "%d", HOT_MB);
+	snprintf(c, sizeof(c), "%d", COLD_MB);
+	wl_cgroup(CG, limit);
+	snap(&s0);
+	st = wl_run(CG, argv, "", res, sizeof(res), NULL, NULL);
+	report(config, "hotcold", pressure, limit, footprint, res, st, &s0);
+}
+
+static void memcached(const char *config, const char *pressure, const char *secs)
+{
+	char k[16], v[16], res[1024];
+	/* the state file carries the key versions from the load to the run */
+	char *load[] = { "/bin/w-mcload", "-l", "-k", k, "-v", v, "-f", MC_STATE, NULL };
+	char *run[] = { "/bin/w-mcload", "-k", k, "-v", v, "-s", (char *)secs, "-f", MC_STATE,
+			NULL };
+	long long footprint, limit;
+	struct snap s0;
+	pid_t mc;
+	int st;
+
+	snprintf(k, sizeof(k), "%d", MC_KEYS);
+	snprintf(v, sizeof(v), "%d", MC_VALUE);
+	wl_cgroup(CG, 0);
+	unlink(MC_STATE);
+	mc = mc_start(CG, MC_PORT, MC_CACHE_MB);
+	snap(&s0);
+	if (mc < 0) {
+		report(config, "memcached", pressure, 0, 0, "", 1 << 8, &s0);
+		return;
+	}
+	st = wl_run(NULL, load, "", res, sizeof(res), NULL, NULL);
+	footprint = wl_cg_value(CG, "memory.current", NULL);
+	limit = limit_for(config, footprint, pressure);
+	/* the measured phase starts here: the load ran with no limit */
+	snap(&s0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		set_max(limit);
+		st = wl_run(NULL, run, "", res, sizeof(res), NULL, NULL);
+	}
+	report(config, "memcached", pressure, limit, footprint, res, st, &s0);
+	mc_stop(mc);
+}
+
+int main(void)
+{
+	char workloads[256], pressures[256], *w, *p, *s1, *s2;
+	const char *config, *secs;
+	int counts;
+
+	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	config = param("config", "base");
+	secs = param("secs", "10");
+	snprintf(workloads, sizeof(workloads), "%s", param("workloads", "hotcold,memcached"));
+	snprintf(pressures, sizeof(pressures), "%s", param("pressures", "1.2,2"));
+	counts = !access(HCA_DIR "pfn", R_OK);
+
+	read_file("/sys/kernel/mm/lru_gen/enabled", workloads, sizeof(workloads));
+	printf("hwage-bench-info config=%s lru_gen_enabled=%s counts=%s\n", config,
+	       strtok(workloads, "\n"), counts ? "yes" : "no");
+	if (wl_config(config)) {
+		printf("hwage-bench-error config=%s: cannot set its knobs (no counter engine?)\n",
+		       config);
+		return 1;
+	}
+	if (setup_zram_swap(512) || lo_up()) {
+		printf("hwage-bench-error config=%s: no zram swap or no loopback\n", config);
+		return 1;
+	}
+	for (w = strtok_r(workloads, ",", &s1); w; w = strtok_r(NULL, ",", &s1)) {
+		char pr[256];
+
+		snprintf(pr, sizeof(pr), "%s", pressures);
+		for (p = strtok_r(pr, ",", &s2); p; p = strtok_r(NULL, ",", &s2)) {
+			if (!strcmp(w, "hotcold"))
+				hotcold(config, p, secs, counts);
+			else if (!strcmp(w, "memcached"))
+				memcached(config, p, secs);
+			else
+				printf("hwage-bench-error unknown workload %s\n", w);
+			rmdir(CG);
+		}
+	}
+	wl_config("base");
+	return 0;
+}
