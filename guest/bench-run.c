@@ -210,7 +210,7 @@ static void memcached(const char *config, const char *pressure, const char *secs
 
 int main(void)
 {
-	char workloads[256], pressures[256], *w, *p, *s1, *s2;
+	char workloads[256], pressures[256], caps[64], *w, *p, *s1, *s2;
 	const char *config, *secs;
 	int counts;
 
@@ -221,9 +221,11 @@ int main(void)
 	snprintf(pressures, sizeof(pressures), "%s", param("pressures", "1.2,2"));
 	counts = !access(HCA_DIR "pfn", R_OK);
 
-	read_file("/sys/kernel/mm/lru_gen/enabled", workloads, sizeof(workloads));
-	printf("hwage-bench-info config=%s lru_gen_enabled=%s counts=%s\n", config,
-	       strtok(workloads, "\n"), counts ? "yes" : "no");
+	if (read_file("/sys/kernel/mm/lru_gen/enabled", caps, sizeof(caps)) <= 0)
+		snprintf(caps, sizeof(caps), "none");
+	caps[strcspn(caps, "\n")] = '\0';
+	printf("hwage-bench-info config=%s lru_gen_enabled=%s counts=%s\n", config, caps,
+	       counts ? "yes" : "no");
 	if (wl_config(config)) {
 		printf("hwage-bench-error config=%s: cannot set its knobs (no counter engine?)\n",
 		       config);
