@@ -15,7 +15,7 @@
 #   HWAGE_BENCH_CONFIGS    (base hca hca-noref unconstrained)
 #   HWAGE_BENCH_WORKLOADS  (hotcold,memcached)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2,2)
-#   HWAGE_BENCH_SECS       seconds of each run phase (10)
+#   HWAGE_BENCH_SECS       seconds of each run phase (8)
 #   HWAGE_BENCH_OUT        output directory ($HWAGE_CACHE/bench/DATE)
 #   HWAGE_BENCH_YOUNG      generations counted as young when scoring (1)
 #   HWAGE_HCA_SAMPLE, HWAGE_HCA_DECAY   the plugin's options (run-guest.sh)
@@ -27,7 +27,7 @@ RUNS=${HWAGE_BENCH_RUNS:-5}
 CONFIGS=${HWAGE_BENCH_CONFIGS:-base hca hca-noref unconstrained}
 WORKLOADS=${HWAGE_BENCH_WORKLOADS:-hotcold,memcached}
 PRESSURES=${HWAGE_BENCH_PRESSURES:-1.2,2}
-SECS=${HWAGE_BENCH_SECS:-10}
+SECS=${HWAGE_BENCH_SECS:-8}
 OUT=${HWAGE_BENCH_OUT:-$HWAGE_CACHE/bench/$(date +%Y%m%d-%H%M%S)}
 
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_BENCH_RUNS=$RUNS: want a number of runs >= 1"
