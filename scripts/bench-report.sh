@@ -20,25 +20,26 @@ function med(key, m,    n, i, j, t, a) {
 	if (!n) return ""
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
+function col(name) { return (name in c) ? $c[name] : "" }
 function add(key, m, x) { if (x == "") return; val[key, m, ++cnt[key, m]] = x + 0 }
 function fmt(x) { if (x == "") return "-"; if (x >= 1e6) return sprintf("%.3gM", x / 1e6); if (x >= 1e4) return sprintf("%.0fk", x / 1e3); if (x == int(x)) return sprintf("%d", x); return sprintf("%.3g", x) }
 function cell(key, m,    x) { x = med(key, m); if (x == "") return "-"; return fmt(x) (cnt[key, m] > 1 ? " (" fmt(lo[key, m]) "-" fmt(hi[key, m]) ")" : "") }
 function ratio(key, bkey, m,    a, b) { a = med(key, m); b = med(bkey, m); if (a == "" || b == "" || b == 0) return "-"; return sprintf("%.2f", a / b) }
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
-	key = $c["arch"] "|" $c["workload"] "|" $c["pressure"] "|" $c["config"]
+	key = col("arch") "|" col("workload") "|" col("pressure") "|" col("config")
 	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
 	runs[key]++
-	bad[key] += ($c["errors"] != "0" || ($c["misses"] != "" && $c["misses"] != "0") || $c["exit"] != "0")
-	add(key, "ops", $c["ops_per_s"]); add(key, "p99", $c["p99_us"])
-	if ($c["workingset_refault_anon"] != "")
-		add(key, "refaults", $c["workingset_refault_anon"] + $c["workingset_refault_file"])
-	add(key, "pswpin", $c["pswpin"]); add(key, "pswpout", $c["pswpout"])
-	if ($c["aging_ns"] != "" && $c["aging_ns"] >= 0) add(key, "aging_ms", $c["aging_ns"] / 1e6)
-	if ($c["look_around_ns"] != "" && $c["look_around_ns"] >= 0) add(key, "la_ms", $c["look_around_ns"] / 1e6)
-	if ($c["cpu_sys_usec"] != "") add(key, "sys_ms", $c["cpu_sys_usec"] / 1e3)
-	add(key, "prec", $c["cls_precision"]); add(key, "rec", $c["cls_recall"])
-	if ($c["swapped"] > 0) add(key, "coldev", $c["swapped_cold"] / $c["swapped"])
+	bad[key] += (col("errors") != "0" || (col("misses") != "" && col("misses") != "0") || col("exit") != "0")
+	add(key, "ops", col("ops_per_s")); add(key, "p99", col("p99_us"))
+	if (col("workingset_refault_anon") != "")
+		add(key, "refaults", col("workingset_refault_anon") + col("workingset_refault_file"))
+	add(key, "pswpin", col("pswpin")); add(key, "pswpout", col("pswpout"))
+	if (col("aging_ns") != "" && col("aging_ns") >= 0) add(key, "aging_ms", col("aging_ns") / 1e6)
+	if (col("look_around_ns") != "" && col("look_around_ns") >= 0) add(key, "la_ms", col("look_around_ns") / 1e6)
+	if (col("cpu_sys_usec") != "") add(key, "sys_ms", col("cpu_sys_usec") / 1e3)
+	add(key, "prec", col("cls_precision")); add(key, "rec", col("cls_recall"))
+	if (col("swapped") > 0) add(key, "coldev", col("swapped_cold") / col("swapped"))
 }
 END {
 	print "| target | workload | pressure | config | runs | ops/s | vs base | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | evicted cold |"

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host test: scripts/bench-score.sh and scripts/bench-report.sh on a guest
+# log and ground-truth snapshots made up here, with known answers.
+set -u
+S=$(dirname "$0")/../../scripts
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		shift 2
+		printf '# %s\n' "$@"
+		failed=$((failed + 1))
+	fi
+}
+echo "KTAP version 1"
+echo "1..5"
+
+# Pages (pfn 0x10-0x14): 0x10 and 0x11 hot by design; during the run 0x10,
+# 0x11 and 0x13 were accessed most (100, 90, 45), and 0x10, 0x11, 0x13 sit
+# in the youngest generation. Truly hot = the top 2: 0x10 and 0x11.
+log=$tmp/guest.log
+cat >"$log" <<'LOG'
+[ppc64le 1.0s] hwage-init: mode bench
+    # 64 pages of 4096 bytes
+truth begin=1 end=2
+# cls 10:0:1 11:0:1 12:2:0
+# cls 13:0:0 14:3:0
+hwage-bench config=hca workload=hotcold pressure=1.2 ops_per_s=100 errors=0 swapped=10 swapped_cold=9
+hwage-bench config=hca workload=memcached pressure=1.2 ops_per_s=50 errors=0 misses=0
+hwage-bench config=hca workload=hotcold pressure=2 ops_per_s=80 errors=0
+LOG
+printf '# hwage hca ground truth\n16 5\n17 5\n18 5\n19 5\n20 5\n' >"$log.truth.1"
+printf '# hwage hca ground truth\n16 105\n17 95\n18 6\n19 50\n20 5\n' >"$log.truth.2"
+out=$(bash "$S/bench-score.sh" "$log")
+want="0.667 1.000 0.667 1.000 1.000
+- - - - -"
+[ "$out" = "$want" ]
+ok $? score_against_truth "got:" "$out" "want:" "$want"
+
+out=$(HWAGE_BENCH_YOUNG=3 bash "$S/bench-score.sh" "$log" | head -n 1)
+[ "$out" = "0.500 1.000 0.500 1.000 1.000" ]
+ok $? young_generations_setting "got: $out (want 0.500 1.000 0.500 1.000 1.000)"
+
+rm "$log.truth.2"
+out=$(bash "$S/bench-score.sh" "$log" | head -n 1)
+[ "$out" = "- - - - -" ]
+ok $? missing_snapshot_scores_nothing "got: $out"
+
+# The report: medians, spread and ratios to base.
+mkdir "$tmp/b"
+{
+	echo "arch,run,config,workload,pressure,ops_per_s,p99_us,errors,misses,exit,workingset_refault_anon,workingset_refault_file,swapped,swapped_cold"
+	echo "x86_64,1,base,hotcold,2,100,10,0,,0,300,0,10,9"
+	echo "x86_64,2,base,hotcold,2,300,10,0,,0,100,0,10,9"
+	echo "x86_64,3,base,hotcold,2,200,10,0,,0,200,0,10,9"
+	echo "x86_64,1,hca,hotcold,2,250,10,0,,0,100,0,10,10"
+	echo "x86_64,2,hca,hotcold,2,210,10,1,,1,100,0,10,10"
+} >"$tmp/b/results.csv"
+out=$(HWAGE_TOP=$S/.. bash "$S/bench-report.sh" "$tmp/b" 2>&1)
+grep -q '^| x86_64 | hotcold | 2x | base | 3 | 200 (100-300) | 1.00 |' <<<"$out" &&
+	grep -q '^| x86_64 | hotcold | 2x | hca | 2 (1 failed) | 230 (210-250) | 1.15 | 10 (10-10) | 100 (100-100) | 0.50 |' <<<"$out"
+ok $? report_medians_and_ratios "$out"
+[ -s "$tmp/b/x86_64-hotcold.png" ] || ! command -v gnuplot >/dev/null
+ok $? report_plots "$(ls "$tmp/b")"
+exit $((failed > 0))
