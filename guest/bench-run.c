@@ -22,7 +22,12 @@
 #include "mc.h"
 #include "workload.h"
 
-#define CG "/sys/fs/cgroup/hwage-bench"
+/*
+ * A new cgroup per measurement: a removed memcg may linger (offline) in
+ * lru_gen_full under its old path, so names are never reused in a boot.
+ */
+static char CG[64];
+static int nr_cg;
 #define HOT_MB 16
 #define COLD_MB 48
 #define MC_PORT 11211
@@ -84,8 +89,11 @@ static void aging_stats(long long v[4])
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		long long a, b, c, d;
 
-		if (!strncmp(line, "memcg", 5))
-			ours = strstr(line, "/hwage-bench") != NULL;
+		if (!strncmp(line, "memcg", 5)) {
+			const char *path = strrchr(line, ' ');
+
+			ours = path && !strcmp(path + 1, CG + strlen("/sys/fs/cgroup"));
+		}
 		else if (ours && sscanf(line, " aging ns %lld calls %lld look_around ns %lld calls %lld",
 					&a, &b, &c, &d) == 4) {
 			v[0] += a;
@@ -148,10 +156,11 @@ static long long limit_for(const char *config, long long footprint, const char *
 
 static void set_max(long long bytes)
 {
-	char v[32];
+	char v[32], f[128];
 
 	snprintf(v, sizeof(v), "%lld", bytes);
-	write_file(CG "/memory.max", bytes ? v : "max");
+	snprintf(f, sizeof(f), "%s/memory.max", CG);
+	write_file(f, bytes ? v : "max");
 }
 
 static void hotcold(const char *config, const char *pressure, const char *secs, int counts)
@@ -240,6 +249,7 @@ int main(void)
 
 		snprintf(pr, sizeof(pr), "%s", pressures);
 		for (p = strtok_r(pr, ",", &s2); p; p = strtok_r(NULL, ",", &s2)) {
+			snprintf(CG, sizeof(CG), "/sys/fs/cgroup/hwage-bench-%d", ++nr_cg);
 			if (!strcmp(w, "hotcold"))
 				hotcold(config, p, secs, counts);
 			else if (!strcmp(w, "memcached"))

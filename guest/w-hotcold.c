@@ -12,9 +12,11 @@
  * each operation picks a page, a hot one with probability HOT_PCT (90), a
  * cold one otherwise, uniformly within the set, reads it and checks its
  * content, and with probability WRITE_PCT (10) writes a new version of it.
- * Each page holds its id and version at both ends; the last step reads back
- * and checks every page, so a page lost or mixed up through swap is an
- * error.
+ * Each page holds its id and version in the first word of every 64-byte
+ * line, and an operation reads (or writes) all of them, as a server reads
+ * a whole value: a page's access count then stands above the 64 lines the
+ * kernel's zeroing or a swap-in copies. The last step reads back and
+ * checks every page, so a page lost or mixed up through swap is an error.
  *
  * At the end of the run phase, before the final check, it reports which of
  * its pages are swapped out (/proc/self/pagemap), and so how many of the
@@ -103,27 +105,34 @@ static uint64_t word(size_t page, uint32_t ver)
 	return (page * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ver << 40) ^ 0x5a5a5a5aull;
 }
 
+/* one word per 64-byte line: an operation reads (or writes) the whole page */
+#define LINE_WORDS 8
+
 static void write_page(size_t p)
 {
 	uint64_t *w = (uint64_t *)(mem + p * psz);
 	uint64_t v = word(p, version[p]);
+	long i;
 
-	w[0] = v;
-	w[psz / 8 - 1] = ~v;
+	for (i = 0; i < psz / 8; i += LINE_WORDS)
+		w[i] = v ^ i;
 }
 
 static int check_page(size_t p)
 {
 	uint64_t *w = (uint64_t *)(mem + p * psz);
 	uint64_t v = word(p, version[p]);
+	long i;
 
-	if (w[0] == v && w[psz / 8 - 1] == ~v)
+	for (i = 0; i < psz / 8; i += LINE_WORDS)
+		if (w[i] != (v ^ i))
+			break;
+	if (i >= psz / 8)
 		return 0;
 	if (errors++ < 5)
-		printf("# page %zu (%s) version %u: read %#llx %#llx, want %#llx %#llx\n", p,
-		       is_hot[p] ? "hot" : "cold", version[p], (unsigned long long)w[0],
-		       (unsigned long long)w[psz / 8 - 1], (unsigned long long)v,
-		       (unsigned long long)~v);
+		printf("# page %zu (%s) version %u: word %ld reads %#llx, want %#llx\n", p,
+		       is_hot[p] ? "hot" : "cold", version[p], i, (unsigned long long)w[i],
+		       (unsigned long long)(v ^ i));
 	return 1;
 }
 
@@ -155,36 +164,49 @@ static double hist_quantile(double q)
 	return 0;
 }
 
-/* ask the emulator for a ground-truth snapshot; its number, or -1 */
-static long truth_snapshot(void)
+/* the number in a small file, or -1 */
+static long read_number(const char *path)
 {
 	char buf[32];
-	long want, got = -1;
-	int fd, i;
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
 
-	fd = open(TRUTH_FILE, O_RDWR);
 	if (fd < 0)
 		return -1;
-	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
-		goto out;
-	want = strtol(buf, NULL, 10) + 1;
-	if (pwrite(fd, "1", 1, 0) != 1)
-		goto out;
-	for (i = 0; i < 2000; i++) {
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
 
-		if (n > 0) {
-			buf[n] = '\0';
-			if (strtol(buf, NULL, 10) >= want) {
-				got = want;
-				break;
-			}
-		}
+/*
+ * Ask the emulator for a ground-truth snapshot; its number, or -1. The
+ * truth file is a simple attribute, not seekable: open it for each access.
+ */
+static long truth_snapshot(void)
+{
+	long want = read_number(TRUTH_FILE) + 1;
+	int fd, i;
+
+	if (want <= 0)
+		return -1;
+	fd = open(TRUTH_FILE, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	if (write(fd, "1", 1) != 1) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i < 2000; i++) {
+		if (read_number(TRUTH_FILE) >= want)
+			return want;
 		usleep(5000);
 	}
-out:
-	close(fd);
-	return got;
+	printf("# no ground-truth snapshot %ld after 10 s\n", want);
+	return -1;
 }
 
 /*
