@@ -13,6 +13,11 @@ load_target "$1"
 FRAGS="$HWAGE_TOP/configs/common.config $HWAGE_TOP/configs/$HWAGE_ARCH.config"
 [ -f "$HWAGE_TOP/configs/local.config" ] && FRAGS="$FRAGS $HWAGE_TOP/configs/local.config"
 KMAKE="make -C $HWAGE_SRC O=$HWAGE_BUILD ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE"
+# Under "make kernel ARCH=ppc64le" the parent make hands ARCH=ppc64le down
+# through MAKEFLAGS, which would beat the ARCH=$KARCH merge_config.sh sets
+# in the environment for its own make: start the kernel's makes afresh.
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
+export ARCH=$KARCH CROSS_COMPILE
 mkdir -p "$HWAGE_BUILD"
 
 # check_config: every line of the fragments must hold in the final .config.
