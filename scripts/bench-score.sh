@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Score w-hotcold's classification in one guest log against the emulator's
-# ground truth. For each hotcold measurement of the log (in order) prints
+# ground truth. For each run of w-hotcold in the log (its "result" line
+# ends it; in order) prints
 #   precision recall design_precision design_recall truth_agreement
 # or "- - - - -" when the log has no classification for it.
 #
@@ -29,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 tr -d '\r' <"$log" | awk -v dir="$tmp" '
 	/truth begin=/ { for (i = 1; i <= NF; i++) { if ($i ~ /^begin=/) b = substr($i, 7); if ($i ~ /^end=/) e = substr($i, 5) } }
 	/(^| )cls / { for (i = 1; i <= NF; i++) if ($i ~ /:/) { split($i, f, ":"); print f[1], f[2], f[3] > (dir "/cls." n) } }
-	/hwage-bench .*workload=hotcold/ { print n, (b == "" ? -1 : b), (e == "" ? -1 : e) > (dir "/index"); close(dir "/cls." n); n++; b = e = "" }
+	/(^|# )result .*hot_pages=/ { print n, (b == "" ? -1 : b), (e == "" ? -1 : e) > (dir "/index"); close(dir "/cls." n); n++; b = e = "" }
 	BEGIN { n = 0 }'
 [ -f "$tmp/index" ] || exit 0
 

@@ -43,6 +43,17 @@ host_tests() {
 	done
 	count "host: $hp passed, $hf failed, 0 skipped"
 }
+# t13's counter-aging run lists its pages and takes ground-truth snapshots:
+# the pages hot by its design must be the ones the emulator saw accessed
+# most (scripts/bench-score.sh), or its "cold set" means nothing.
+truth_check() {
+	local arch=$1 log=$2 p r dp dr agree ok=0
+	read -r p r dp dr agree < <(bash "$S/bench-score.sh" "$log" | grep -v '^-' | head -n 1)
+	awk -v a="${agree:--}" 'BEGIN { exit !(a != "-" && a >= 0.75) }' && ok=1
+	echo "  $([ $ok = 1 ] && echo "ok  " || echo FAIL) $arch t13 hot set against the ground truth: agreement ${agree:-none} (want >= 0.75), youngest generation precision ${p:--} recall ${r:--}"
+	count "$arch/t13-truth: $ok passed, $((1 - ok)) failed, 0 skipped"
+}
+
 bash "$S/setup.sh" || {
 	echo "0 passed, 1 failed"
 	exit 1
@@ -67,6 +78,7 @@ for arch in $ARCHS; do
 		res=$(awk -v label="$arch/hca=$hca" -f "$S/ktap-summary.awk" "$log")
 		echo "$res"
 		count "$(tail -n 1 <<<"$res")"
+		[ "$hca" = on ] && truth_check "$arch" "$(readlink -f "$log")"
 	done
 done
 

@@ -32,8 +32,11 @@ cat >"$log" <<'LOG'
 truth begin=1 end=2
 # cls 10:0:1 11:0:1 12:2:0
 # cls 13:0:0 14:3:0
+# result ops=1 ops_per_s=100 hot_pages=2 cold_pages=3 swapped=10 swapped_cold=9 errors=0
 hwage-bench config=hca workload=hotcold pressure=1.2 ops_per_s=100 errors=0 swapped=10 swapped_cold=9
+# result ops=1 ops_per_s=50 gets=1 sets=0 misses=0 errors=0
 hwage-bench config=hca workload=memcached pressure=1.2 ops_per_s=50 errors=0 misses=0
+# result ops=1 ops_per_s=80 hot_pages=2 cold_pages=3 swapped=0 swapped_cold=0 errors=0
 hwage-bench config=hca workload=hotcold pressure=2 ops_per_s=80 errors=0
 LOG
 printf '# hwage hca ground truth\n16 5\n17 5\n18 5\n19 5\n20 5\n' >"$log.truth.1"
