@@ -37,32 +37,6 @@ static int nr_cg;
 #define MC_CACHE_MB 256
 #define MC_STATE "/tmp/hwage-bench-mc.state"
 
-static char cmdline[4096];
-
-static const char *param(const char *name, const char *def)
-{
-	static char val[8][256];
-	static int slot;
-	char key[64];
-	const char *p;
-	size_t n;
-
-	snprintf(key, sizeof(key), "hwage.%s=", name);
-	for (p = cmdline; (p = strstr(p, key)); p++) {
-		if (p != cmdline && p[-1] != ' ')
-			continue;
-		p += strlen(key);
-		n = strcspn(p, " \n");
-		slot = (slot + 1) % 8;
-		if (n >= sizeof(val[0]))
-			n = sizeof(val[0]) - 1;
-		memcpy(val[slot], p, n);
-		val[slot][n] = '\0';
-		return val[slot];
-	}
-	return def;
-}
-
 /* counters of the cgroup, from memory.stat, and its CPU time */
 static const char *const stats[] = {
 	"workingset_refault_anon", "workingset_refault_file", "workingset_activate_anon",
@@ -223,11 +197,10 @@ int main(void)
 	const char *config, *secs;
 	int counts;
 
-	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
-	config = param("config", "base");
-	secs = param("secs", "10");
-	snprintf(workloads, sizeof(workloads), "%s", param("workloads", "hotcold,memcached"));
-	snprintf(pressures, sizeof(pressures), "%s", param("pressures", "1.2,2"));
+	config = kparam("config", "base");
+	secs = kparam("secs", "10");
+	snprintf(workloads, sizeof(workloads), "%s", kparam("workloads", "hotcold,memcached"));
+	snprintf(pressures, sizeof(pressures), "%s", kparam("pressures", "1.2,2"));
 	counts = !access(HCA_DIR "pfn", R_OK);
 
 	if (read_file("/sys/kernel/mm/lru_gen/enabled", caps, sizeof(caps)) <= 0)

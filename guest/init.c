@@ -39,8 +39,6 @@
 
 #define MAX_TESTS 64
 
-static char cmdline[4096];
-
 static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void out(const char *fmt, ...)
 {
@@ -55,29 +53,6 @@ static void out(const char *fmt, ...)
 		n = sizeof(line) - 1;
 	if (write(1, line, n) < 0)
 		return;
-}
-
-/* param(): value of hwage.NAME= on the kernel command line, or def. */
-static const char *param(const char *name, const char *def)
-{
-	static char val[256];
-	char key[64];
-	const char *p;
-	size_t n;
-
-	snprintf(key, sizeof(key), "hwage.%s=", name);
-	for (p = cmdline; (p = strstr(p, key)); p++) {
-		if (p != cmdline && p[-1] != ' ')
-			continue;
-		p += strlen(key);
-		n = strcspn(p, " \n");
-		if (n >= sizeof(val))
-			n = sizeof(val) - 1;
-		memcpy(val, p, n);
-		val[n] = '\0';
-		return val;
-	}
-	return def;
 }
 
 static void mounts(void)
@@ -130,14 +105,12 @@ static int selected(const char *name, const char *only)
 static int list_tests(char **names)
 {
 	DIR *d = opendir("/tests");
-	const char *only = param("only", NULL);
+	const char *only = kparam("only", NULL);
 	struct dirent *e;
 	int n = 0;
 
 	if (!d)
 		return 0;
-	if (only)
-		only = strdup(only);
 	while ((e = readdir(d)) && n < MAX_TESTS) {
 		if (e->d_name[0] == '.' || !selected(e->d_name, only))
 			continue;
@@ -190,7 +163,7 @@ static int run_test(const char *name, int timeout, int *saw_fail)
 
 static int run_tests(void)
 {
-	int timeout = atoi(param("timeout", "600"));
+	int timeout = atoi(kparam("timeout", "600"));
 	char *names[MAX_TESTS];
 	int i, n, failed = 0;
 
@@ -236,14 +209,13 @@ int main(void)
 
 	mounts();
 	console();
-	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
-	mode = param("mode", "test");
+	mode = kparam("mode", "test");
 	/*
 	 * Keep the kernel's info chatter off the console while tests print,
 	 * but let warnings (level 4) and worse through: the host fails any
 	 * run whose log has one.
 	 */
-	loglevel = atoi(param("loglevel", "5"));
+	loglevel = atoi(kparam("loglevel", "5"));
 	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, loglevel);
 	out("hwage-init: mode %s\n", mode);
 

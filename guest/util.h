@@ -13,6 +13,31 @@
 #include <sys/swap.h>
 #include <unistd.h>
 
+static inline ssize_t read_file(const char *path, char *buf, size_t size);
+
+/*
+ * kparam(): the value of hwage.NAME= on the kernel command line (a copy
+ * that stays valid), or def. /proc must be mounted by the first call.
+ */
+static inline const char *kparam(const char *name, const char *def)
+{
+	static char cmdline[4096];
+	static int loaded;
+	char key[64];
+	const char *p;
+
+	if (!loaded && read_file("/proc/cmdline", cmdline, sizeof(cmdline)) >= 0)
+		loaded = 1;
+	snprintf(key, sizeof(key), "hwage.%s=", name);
+	for (p = cmdline; (p = strstr(p, key)); p++) {
+		if (p != cmdline && p[-1] != ' ')
+			continue;
+		p += strlen(key);
+		return strndup(p, strcspn(p, " \n"));
+	}
+	return def;
+}
+
 /* read_file(): whole small file into buf, NUL-terminated; -1 on error. */
 static inline ssize_t read_file(const char *path, char *buf, size_t size)
 {
