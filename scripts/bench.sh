@@ -85,7 +85,7 @@ collect() {
 			}
 			print line
 		}' >>"$csv"
-	grep -a '^hwage-bench' "$log" | grep -c 'hwage-bench '
+	grep -ac '^hwage-bench ' "$log"
 }
 
 # the series revision: the last commit of patches/, and whether it is edited
