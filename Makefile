@@ -10,7 +10,7 @@
 #   make check-series          checkpatch --strict over patches/
 #   make emulator              the QEMU counter plugin (emulator/)
 #   make bench                 A/B benchmark: base, hca, hca-noref, unconstrained
-#                              (scripts/bench.sh lists its HWAGE_BENCH_* settings)
+#                              (bench/run.sh lists its HWAGE_BENCH_* settings)
 #   make bench-emulator        guest slowdown with the plugin, exact and sampled
 #   make clean                 remove builds and guest images from the cache
 #   make distclean             remove the whole cache (kernel tree included)
@@ -19,7 +19,7 @@ ARCH ?= ppc64le
 HWAGE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hwage
 export HWAGE_CACHE
 
-S := scripts
+S := harness
 
 all: test
 
@@ -48,10 +48,10 @@ emulator: setup
 	@$(MAKE) -s -C emulator HWAGE_CACHE=$(HWAGE_CACHE)
 
 bench:
-	@bash $(S)/bench.sh
+	@bash bench/run.sh
 
 bench-emulator: emulator
-	@bash emulator/bench.sh
+	@bash emulator/slowdown.sh
 
 check-series: tree
 	@bash $(S)/check-series.sh

@@ -7,7 +7,7 @@
 # the cache (the host's apt configuration is not touched), and check that it
 # matches the installed QEMU: same upstream version, plugin API version 1.
 set -eu
-. "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../harness/lib.sh"
 
 out=$1
 D=$HWAGE_CACHE/apt-src

@@ -27,7 +27,7 @@
  *    anything at or beyond ram= is dropped.  Other RAM-backed regions (the
  *    ivshmem BAR holding this very table, ROMs) then land beyond ram= and
  *    are dropped too, as long as main RAM is the first block (the host test
- *    tests/host/emulator-truth.sh checks this for the BAR).  If it is not,
+ *    emulator/tests/truth.sh checks this for the BAR).  If it is not,
  *    their accesses cannot be told apart from main RAM and are counted
  *    against wrong pfns: the order of the QEMU options matters.
  *  - Resolving that address costs about 10 ns per access through the

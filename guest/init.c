@@ -7,7 +7,7 @@
  *         document, which init nests (indented) under its own, then
  *         powers off.
  *   demo  run /demo/run, then power off.
- *   bench run /bench/run (one benchmark boot, see scripts/bench.sh), then
+ *   bench run /bench/run (one benchmark boot, see bench/run.sh), then
  *         power off.
  *   shell start /bin/sh on the console (when the image has busybox) and
  *         power off when it exits.

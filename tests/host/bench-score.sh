@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Host test: scripts/bench-score.sh and scripts/bench-report.sh on a guest
+# Host test: bench/score.sh and bench/report.sh on a guest
 # log and ground-truth snapshots made up here, with known answers.
 set -u
-S=$(dirname "$0")/../../scripts
+S=$(dirname "$0")/../../bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -41,18 +41,18 @@ hwage-bench config=hca workload=hotcold pressure=2 ops_per_s=80 errors=0
 LOG
 printf '# hwage hca ground truth\n16 5\n17 5\n18 5\n19 5\n20 5\n' >"$log.truth.1"
 printf '# hwage hca ground truth\n16 105\n17 95\n18 6\n19 50\n20 5\n' >"$log.truth.2"
-out=$(bash "$S/bench-score.sh" "$log")
+out=$(bash "$S/score.sh" "$log")
 want="0.667 1.000 0.667 1.000 1.000
 - - - - -"
 [ "$out" = "$want" ]
 ok $? score_against_truth "got:" "$out" "want:" "$want"
 
-out=$(HWAGE_BENCH_YOUNG=3 bash "$S/bench-score.sh" "$log" | head -n 1)
+out=$(HWAGE_BENCH_YOUNG=3 bash "$S/score.sh" "$log" | head -n 1)
 [ "$out" = "0.500 1.000 0.500 1.000 1.000" ]
 ok $? young_generations_setting "got: $out (want 0.500 1.000 0.500 1.000 1.000)"
 
 rm "$log.truth.2"
-out=$(bash "$S/bench-score.sh" "$log" | head -n 1)
+out=$(bash "$S/score.sh" "$log" | head -n 1)
 [ "$out" = "- - - - -" ]
 ok $? missing_snapshot_scores_nothing "got: $out"
 
@@ -66,7 +66,7 @@ mkdir "$tmp/b"
 	echo "x86_64,1,hca,hotcold,2,250,10,0,,0,100,0,10,10"
 	echo "x86_64,2,hca,hotcold,2,210,10,1,,1,100,0,10,10"
 } >"$tmp/b/results.csv"
-out=$(HWAGE_TOP=$S/.. bash "$S/bench-report.sh" "$tmp/b" 2>&1)
+out=$(HWAGE_TOP=$S/.. bash "$S/report.sh" "$tmp/b" 2>&1)
 grep -q '^| x86_64 | hotcold | 2x | base | 3 | 200 (100-300) | 1.00 |' <<<"$out" &&
 	grep -q '^| x86_64 | hotcold | 2x | hca | 2 (1 failed) | 230 (210-250) | 1.15 | 10 (10-10) | 100 (100-100) | 0.50 |' <<<"$out"
 ok $? report_medians_and_ratios "$out"

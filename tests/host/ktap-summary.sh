@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Host test: scripts/ktap-summary.awk counts results and catches kernel
+# Host test: harness/ktap-summary.awk counts results and catches kernel
 # problem reports in serial logs made up here.
 set -u
-AWK=$(dirname "$0")/../../scripts/ktap-summary.awk
+AWK=$(dirname "$0")/../../harness/ktap-summary.awk
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0

@@ -3,7 +3,7 @@
 # Host test: the hca plugin refuses each bad option with a message naming
 # it, and QEMU stops with an error; a good option set runs a guest.
 set -u
-. "$(dirname "$0")/../../emulator/testlib.sh"
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 EMU_LOG=$tmp/qemu.log

@@ -18,7 +18,7 @@
 # design_* score the same against the hot set by construction, and
 # truth_agreement is the share of the truly hot pages that are hot by
 # design (how well the workload's intent shows in the real accesses).
-#   bench-score.sh LOG
+#   score.sh LOG
 set -u
 log=$1
 young=${HWAGE_BENCH_YOUNG:-1}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One benchmark boot (hwage.mode=bench, started by scripts/bench.sh): runs
+ * One benchmark boot (hwage.mode=bench, started by bench/run.sh): runs
  * each workload at each pressure under one configuration, each in a fresh
  * memory cgroup with swap on zram, and prints one line per measurement:
  *

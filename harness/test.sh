@@ -5,10 +5,10 @@
 #   N passed, N failed
 # HWAGE_ARCHS picks the targets (default: ppc64le x86_64), HWAGE_HCA_BOOTS
 # the counter-engine scenarios booted for each (default: on badmagic
-# badsize; see scripts/run-guest.sh).
+# badsize; see harness/run-guest.sh).
 set -u
 . "$(dirname "$0")/lib.sh"
-S=$HWAGE_TOP/scripts
+S=$HWAGE_TOP/harness
 ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
 HCA_BOOTS=${HWAGE_HCA_BOOTS:-on badmagic badsize}
 t0=$(date +%s)
@@ -26,10 +26,10 @@ count() {
 	summary+=("$line")
 }
 
-# Host tests: each tests/host/*.sh prints flat KTAP.
+# Host tests: each tests/host/*.sh and emulator/tests/*.sh prints flat KTAP.
 host_tests() {
 	local t out p f rc hp=0 hf=0
-	for t in "$HWAGE_TOP"/tests/host/*.sh; do
+	for t in "$HWAGE_TOP"/tests/host/*.sh "$HWAGE_TOP"/emulator/tests/*.sh; do
 		out=$(bash "$t" 2>&1)
 		rc=$?
 		p=$(grep -c '^ok ' <<<"$out")
@@ -45,10 +45,10 @@ host_tests() {
 }
 # t13's counter-aging run lists its pages and takes ground-truth snapshots:
 # the pages hot by its design must be the ones the emulator saw accessed
-# most (scripts/bench-score.sh), or its "cold set" means nothing.
+# most (bench/score.sh), or its "cold set" means nothing.
 truth_check() {
 	local arch=$1 log=$2 p r dp dr agree ok=0
-	read -r p r dp dr agree < <(bash "$S/bench-score.sh" "$log" | grep -v '^-' | head -n 1)
+	read -r p r dp dr agree < <(bash "$HWAGE_TOP/bench/score.sh" "$log" | grep -v '^-' | head -n 1)
 	awk -v a="${agree:--}" 'BEGIN { exit !(a != "-" && a >= 0.75) }' && ok=1
 	echo "  $([ $ok = 1 ] && echo "ok  " || echo FAIL) $arch t13 hot set against the ground truth: agreement ${agree:-none} (want >= 0.75), youngest generation precision ${p:--} recall ${r:--}"
 	count "$arch/t13-truth: $ok passed, $((1 - ok)) failed, 0 skipped"

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Host test: the hca plugin's ground truth and table against bare-metal
-# guests with a known access pattern (emulator/testguest.S): page A (pfn 16)
+# guests with a known access pattern (emulator/tests/testguest.S): page A (pfn 16)
 # loaded 1000 times, page B (pfn 32) stored 10 times, page C (pfn 48) loaded
 # once.  Also decays, 64K pages, sampling, the control area (through the
 # shared file, as the guest would write it) and saturation.
 set -u
-. "$(dirname "$0")/../../emulator/testlib.sh"
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 qpid=
 trap '[ -n "$qpid" ] && kill $qpid 2>/dev/null; rm -rf "$tmp"' EXIT

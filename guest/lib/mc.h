@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * memcached in the guest: bring the loopback interface up, start Debian's
- * memcached (unpacked into the initramfs by scripts/mkinitramfs.sh) in a
+ * memcached (unpacked into the initramfs by harness/mkinitramfs.sh) in a
  * memory cgroup, wait until it listens, stop it. Self-contained: include
  * it next to util.h and ktap.h, or alone.
  *

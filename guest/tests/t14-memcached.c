@@ -16,7 +16,7 @@
  * no miss and no error; pswpout must grow over the test (the limit
  * pressed). ops/s, p99 and the swap traffic of each run are diagnostics:
  * one short run says nothing about which configuration is faster
- * (scripts/bench.sh measures that).
+ * (bench/run.sh measures that).
  */
 #include <signal.h>
 #include <stdio.h>

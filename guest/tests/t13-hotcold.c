@@ -11,7 +11,7 @@
  *   hca-noref  counter aging, eviction without references: intact
  *
  * The hot set is known by construction. The hca run also takes ground-truth
- * snapshots and lists its pages, and the host (scripts/test.sh) checks
+ * snapshots and lists its pages, and the host (harness/test.sh) checks
  * that the pages hot by design are the ones the emulator saw accessed most.
  */
 #include "ktap.h"
@@ -33,7 +33,7 @@ static void flip(void *arg, int n)
 /*
  * One run of w-hotcold under config; 1 if every page was intact. With
  * truth, it also prints its pages' pfns and generations and takes ground
- * truth snapshots, which the host scores (scripts/test.sh).
+ * truth snapshots, which the host scores (harness/test.sh).
  */
 static int run(const char *config, int toggle, int truth, double *cold_share,
 	       double *swapped)

@@ -20,8 +20,8 @@
 #   HWAGE_BENCH_YOUNG      generations counted as young when scoring (1)
 #   HWAGE_HCA_SAMPLE, HWAGE_HCA_DECAY   the plugin's options (run-guest.sh)
 set -u
-. "$(dirname "$0")/lib.sh"
-S=$HWAGE_TOP/scripts
+. "$(dirname "$0")/../harness/lib.sh"
+S=$HWAGE_TOP/harness
 ARCHS=${HWAGE_BENCH_ARCHS:-ppc64le x86_64}
 RUNS=${HWAGE_BENCH_RUNS:-5}
 CONFIGS=${HWAGE_BENCH_CONFIGS:-base hca hca-noref unconstrained}
@@ -65,7 +65,7 @@ collect() {
 	meta+=" qemu=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p')"
 	meta+=" emulator=sample:${HWAGE_HCA_SAMPLE:-1}/decay:${HWAGE_HCA_DECAY:-100000000}/lines:on"
 	meta+=" guest_mem=$GUEST_MEM phase_secs=$SECS log=$(basename "$log")"
-	scores=$(bash "$S/bench-score.sh" "$log")
+	scores=$(bash "$HWAGE_TOP/bench/score.sh" "$log")
 	tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" '
 		BEGIN { ncol = split(cols, col, /[ \n]+/); nsc = split(scores, sc, "\n") }
 		{
@@ -120,4 +120,4 @@ for arch in $ARCHS; do
 	done
 done
 info "bench: $total measurements in $(($(date +%s) - t0))s: $csv"
-bash "$S/bench-report.sh" "$OUT" || die "could not summarise $csv"
+bash "$HWAGE_TOP/bench/report.sh" "$OUT" || die "could not summarise $csv"

@@ -1,18 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the static guest programs for ARCH and pack them into an initramfs:
-#   /init, /tests/* (run in name order by init), /demo/*, /bench/*, the
-#   workloads w-* in /bin, and whatever
-#   scripts/guest-debs.sh unpacked for this target (busybox, memcached and
-#   its shared libraries, ...).
+#   /init, /tests/* (guest/tests, run in name order by init), /demo/run and
+#   /bench/run (guest/runners), the workloads w-* in /bin
+#   (guest/workloads), and whatever harness/guest-debs.sh unpacked for this
+#   target (busybox, memcached and its shared libraries, ...).
 set -u
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 1 ] || die "usage: $0 ARCH"
 load_target "$1"
-command -v "$GUEST_CC" >/dev/null || die "$GUEST_CC not found (run scripts/setup.sh)"
+command -v "$GUEST_CC" >/dev/null || die "$GUEST_CC not found (run harness/setup.sh)"
 
-BIN=$HWAGE_GUEST/bin
+BIN=$HWAGE_GUEST/out
 ROOT=$HWAGE_GUEST/root
 
 # memcached and the libraries it loads: readelf -d of Debian 12's
@@ -77,25 +77,14 @@ prune_libs() {
 }
 
 pack() {
-	local f
 	rm -rf "$ROOT"
 	mkdir -p "$ROOT"/{tests,demo,bench,bin,proc,sys,dev,tmp,etc,root}
 	[ -d "$HWAGE_GUEST/debs" ] && cp -a "$HWAGE_GUEST/debs/." "$ROOT/"
 	(cd "$ROOT" && rm -rf $PRUNE && prune_libs) || return 1
 	loader "$ROOT/usr/bin/memcached" || return 1
-	cp "$BIN/init" "$ROOT/init"
-	for f in "$BIN"/t[0-9][0-9]-*; do
-		cp "$f" "$ROOT/tests/"
-	done
-	for f in "$BIN"/demo-*; do
-		[ -e "$f" ] && cp "$f" "$ROOT/demo/${f##*/demo-}"
-	done
-	for f in "$BIN"/bench-*; do
-		[ -e "$f" ] && cp "$f" "$ROOT/bench/${f##*/bench-}"
-	done
-	for f in "$BIN"/w-*; do
-		[ -e "$f" ] && cp "$f" "$ROOT/bin/"
-	done
+	cp "$BIN/init" "$ROOT/init" && cp "$BIN"/tests/* "$ROOT/tests/" &&
+		cp "$BIN"/bin/* "$ROOT/bin/" && cp "$BIN/runners/demo" "$ROOT/demo/run" &&
+		cp "$BIN/runners/bench" "$ROOT/bench/run" || return 1
 	[ -x "$ROOT/bin/busybox" ] && ln -sf busybox "$ROOT/bin/sh"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$ROOT/etc/passwd"
 	(cd "$ROOT" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) \
@@ -104,10 +93,10 @@ pack() {
 }
 
 # busybox gives "make boot" a shell; the tests do not need it.
-bash "$HWAGE_TOP/scripts/guest-debs.sh" "$HWAGE_ARCH" busybox-static ||
+bash "$HWAGE_TOP/harness/guest-debs.sh" "$HWAGE_ARCH" busybox-static ||
 	info "warning: no busybox for $HWAGE_ARCH, 'make boot' will have no shell"
 # memcached is a workload of the tests and benchmarks: no image without it.
-bash "$HWAGE_TOP/scripts/guest-debs.sh" "$HWAGE_ARCH" $MEMCACHED_DEBS ||
+bash "$HWAGE_TOP/harness/guest-debs.sh" "$HWAGE_ARCH" $MEMCACHED_DEBS ||
 	die "could not fetch memcached for $HWAGE_ARCH ($DEB_ARCH: $MEMCACHED_DEBS; see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
 logged "$HWAGE_LOGS/guest-$HWAGE_ARCH.log" build || die "guest programs failed to build for $HWAGE_ARCH"
 pack || die "could not pack the $HWAGE_ARCH initramfs"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench.sh: guest slowdown caused by the hca plugin (make bench-emulator).
+# slowdown.sh: guest slowdown caused by the hca plugin (make bench-emulator).
 #
 # Runs a guest without the plugin and with it (exact counting, 1 access in
 # 16, each with both clocks), interleaved, BENCH_RUNS times each (default
@@ -17,7 +17,7 @@
 #         mode (-smp 2, 1 GiB) until it powers off: a mixed workload of
 #         boot, kernel code and the guest tests, which change with them.
 set -u
-. "$(dirname "$0")/testlib.sh"
+. "$(dirname "$0")/tests/lib.sh"
 RUNS=${BENCH_RUNS:-5}
 GUEST=${BENCH_GUEST:-bare}
 # name|plugin options ("-" for no plugin)|target slowdown
@@ -38,7 +38,7 @@ bare)
 	guest=(-bios "$EMU_OUT/guest-bench.bin")
 	qemu_args=("${EMU_QEMU_ARGS[@]}")
 	want=$EMU_EXIT
-	what="bare-metal x86 bench of emulator/testguest.S, 1 vCPU, $ram"
+	what="bare-metal x86 bench of emulator/tests/testguest.S, 1 vCPU, $ram"
 	;;
 linux)
 	ram=1G

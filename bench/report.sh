@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Summarise a benchmark's results.csv (scripts/bench.sh):
-#   bench-report.sh DIR      writes DIR/summary.md and DIR/*.png, prints the table
+# Summarise a benchmark's results.csv (bench/run.sh):
+#   bench/report.sh DIR      writes DIR/summary.md and DIR/*.png, prints the table
 # Medians over the runs, spread as min-max, ratios of medians to base at the
 # same target, workload and pressure.
 set -u
-. "$(dirname "$0")/lib.sh"
-DIR=${1:?usage: bench-report.sh DIR}
+. "$(dirname "$0")/../harness/lib.sh"
+DIR=${1:?usage: bench/report.sh DIR}
 csv=$DIR/results.csv
 [ -s "$csv" ] || die "no results in $csv"
 

@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # make demo: set up, build the ppc64le kernel and guest, boot it and run
 # the demo workload (guest/demo-run.c), printing what MGLRU does; then a
-# short A/B benchmark (scripts/bench.sh: one run of base and hca, both
+# short A/B benchmark (bench/run.sh: one run of base and hca, both
 # workloads at 1.5 times their limit) and its table.
 # HWAGE_DEMO_ARCH picks another target; the guest gets the emulated counter
-# engine unless HWAGE_HCA says otherwise (see scripts/run-guest.sh).
+# engine unless HWAGE_HCA says otherwise (see harness/run-guest.sh).
 # HWAGE_DEMO_BENCH=0 skips the benchmark.
 set -u
 . "$(dirname "$0")/lib.sh"
-S=$HWAGE_TOP/scripts
+S=$HWAGE_TOP/harness
 arch=${HWAGE_DEMO_ARCH:-ppc64le}
 
 bash "$S/setup.sh" && bash "$S/prepare-tree.sh" &&
@@ -20,4 +20,4 @@ info "a short A/B benchmark: one run each of base and hca (make bench for the fu
 HWAGE_BENCH_ARCHS=$arch HWAGE_BENCH_RUNS=1 HWAGE_BENCH_CONFIGS="base hca" \
 	HWAGE_BENCH_PRESSURES=1.5 HWAGE_BENCH_SECS=5 \
 	HWAGE_BENCH_OUT=${HWAGE_BENCH_OUT:-$HWAGE_CACHE/bench/demo-$(date +%Y%m%d-%H%M%S)} \
-	bash "$S/bench.sh"
+	bash "$HWAGE_TOP/bench/run.sh"

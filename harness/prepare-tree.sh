@@ -16,7 +16,7 @@ BASE_TAG=hwage-base
 g() { git -C "$HWAGE_SRC" "$@"; }
 
 installed=$(dpkg-query -W -f='${Version}' $PKG 2>/dev/null) ||
-	die "$PKG is not installed (run scripts/setup.sh)"
+	die "$PKG is not installed (run harness/setup.sh)"
 recorded=$(awk -v p=$PKG '$1 == p { print $2 }' "$PATCHES/BASE")
 if [ "$installed" != "$recorded" ]; then
 	info "note: installed $PKG is $installed, the series was made against $recorded (patches/BASE); trying it anyway"

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Helpers for the host tests of the hca plugin (tests/host/emulator-*.sh)
-# and for bench.sh.  Source it, don't run it.
+# Helpers for the host tests of the hca plugin (tests/*.sh)
+# and for slowdown.sh.  Source it, don't run it.
 
-. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../harness/lib.sh"
 EMU_SRC=$HWAGE_TOP/emulator
 EMU_OUT=$HWAGE_CACHE/emulator
 EMU_PLUGIN=$EMU_OUT/libhca.so

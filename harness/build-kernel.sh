@@ -8,7 +8,7 @@ set -u
 
 [ $# -eq 1 ] || die "usage: $0 ARCH"
 load_target "$1"
-[ -d "$HWAGE_SRC/.git" ] || die "no kernel tree in $HWAGE_SRC (run scripts/prepare-tree.sh)"
+[ -d "$HWAGE_SRC/.git" ] || die "no kernel tree in $HWAGE_SRC (run harness/prepare-tree.sh)"
 
 FRAGS="$HWAGE_TOP/configs/common.config $HWAGE_TOP/configs/$HWAGE_ARCH.config"
 [ -f "$HWAGE_TOP/configs/local.config" ] && FRAGS="$FRAGS $HWAGE_TOP/configs/local.config"
