@@ -53,19 +53,4 @@ emu_poke32() {
 		dd of="$1" bs=4 seek=$(($2 / 4)) count=1 conv=notrunc status=none
 }
 
-# KTAP helpers: emu_ok NAME CONDITION-STATUS [DIAG...]
-emu_n=0
-emu_failed=0
-emu_ok() {
-	local name=$1 st=$2
-	shift 2
-	emu_n=$((emu_n + 1))
-	if [ "$st" = 0 ]; then
-		echo "ok $emu_n $name"
-	else
-		echo "not ok $emu_n $name"
-		local d
-		for d in "$@"; do echo "# $d"; done
-		emu_failed=$((emu_failed + 1))
-	fi
-}
+. "$HWAGE_TOP/harness/ktap.sh"

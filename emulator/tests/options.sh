@@ -16,7 +16,7 @@ bad() {
 	emu_run pattern "$opts"
 	rc=$?
 	grep -q "^hca: .*$word" "$EMU_LOG" && [ $rc != 0 ] && [ $rc != $EMU_EXIT ]
-	emu_ok "refuses_$name" $? "options '$opts': exit $rc, want an error naming '$word':" \
+	ktap_ok "refuses_$name" $? "options '$opts': exit $rc, want an error naming '$word':" \
 		"$(grep -m 2 -e '^hca' -e 'qemu' "$EMU_LOG")"
 }
 
@@ -45,18 +45,17 @@ cases=(
 	"lines_maybe lines $T,$R,lines=maybe"
 )
 
-echo "KTAP version 1"
-echo "1..$((2 + ${#cases[@]}))"
+ktap_plan "$((2 + ${#cases[@]}))"
 emu_build
-emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
+ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
 emu_run pattern "$T,$R,page=4K,sample=1,decay=1000000,ifetch=off,truth=$tmp/truth,lines=on"
 rc=$?
 [ $rc = $EMU_EXIT ] && [ -s "$tmp/truth" ]
-emu_ok accepts_good_options $? "exit $rc, want $EMU_EXIT and a truth file" "$(tail -n 3 "$EMU_LOG")"
+ktap_ok accepts_good_options $? "exit $rc, want $EMU_EXIT and a truth file" "$(tail -n 3 "$EMU_LOG")"
 
 for c in "${cases[@]}"; do
 	# shellcheck disable=SC2086
 	bad $c
 done
-exit $((emu_failed > 0))
+ktap_done

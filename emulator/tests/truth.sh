@@ -33,17 +33,16 @@ wait_for() {
 	return 1
 }
 
-echo "KTAP version 1"
-echo "1..20"
+ktap_plan 20
 emu_build
-emu_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
+ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
 # 2-3: exact counting.
 emu_run pattern "$T,$R,truth=$tmp/truth"
 rc=$?
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] &&
 	grep -q "^# ram=16777216 page=4096 " "$tmp/truth"
-emu_ok truth_exact $? "exit $rc (want $EMU_EXIT); truth file:" "$(cat "$tmp/truth" 2>&1)"
+ktap_ok truth_exact $? "exit $rc (want $EMU_EXIT); truth file:" "$(cat "$tmp/truth" 2>&1)"
 
 S=$("$EMU_OUT/hca-size" $EMU_RAM)
 got="$(emu_u64 $tmp/t 0) $(emu_u32 $tmp/t 8) $(emu_u32 $tmp/t 16) $(emu_u64 $tmp/t 24)"
@@ -51,7 +50,7 @@ got+=" $(emu_u64 $tmp/t 40) $(emu_u64 $tmp/t 48) $(emu_u32 $tmp/t 64) $(emu_u32 
 got+=" | $(emu_entry $tmp/t 16), $(emu_entry $tmp/t 32), $(emu_entry $tmp/t 48), $(emu_entry $tmp/t 64)"
 want="$(printf %d 0x4143484547415748) 1 12 4096 $S 0 1 1 | 1000 0 0, 10 0 0, 1 0 0, 0 0 0"
 [ "$got" = "$want" ] && [ "$(stat -c %s $tmp/t)" = "$S" ]
-emu_ok table_exact $? "header (magic version shift pages size epoch sample enabled) | entries A B C D:" \
+ktap_ok table_exact $? "header (magic version shift pages size epoch sample enabled) | entries A B C D:" \
 	"got  $got" "want $want" "file size $(stat -c %s $tmp/t), want $S"
 
 # 4: the QEMU 7.2 shortcut for physical addresses is on by default and
@@ -65,7 +64,7 @@ rc=$?
 od -A d -t u4 -v $tmp/t >$tmp/t.slow
 [ $fast_on = 0 ] && [ $rc = $EMU_EXIT ] && grep -q "^hca: exit: .* fast=off" "$EMU_LOG" &&
 	cmp -s $tmp/truth $tmp/truth.fast && cmp -s $tmp/t.fast $tmp/t.slow
-emu_ok fast_path_matches_api $? "exit $rc; fast=on by default: $([ $fast_on = 0 ] && echo yes || echo no)" \
+ktap_ok fast_path_matches_api $? "exit $rc; fast=on by default: $([ $fast_on = 0 ] && echo yes || echo no)" \
 	"$(diff $tmp/truth.fast $tmp/truth | head -n 5)" "$(diff $tmp/t.fast $tmp/t.slow | head -n 5)"
 
 # 5: sampling 1 in 4: the truth stays exact, counts are multiples of 4 near
@@ -78,7 +77,7 @@ read -r d _ < <(emu_entry $tmp/t 64)
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] &&
 	[ $((a % 4)) = 0 ] && [ $a -ge 700 ] && [ $a -le 1300 ] &&
 	[ $((b % 4)) = 0 ] && [ $b -le 40 ] && [ "$d" = 0 ]
-emu_ok sample_4 $? "exit $rc; A=$a B=$b D=$d (want A in [700,1300], B <= 40, multiples of 4, D=0)" \
+ktap_ok sample_4 $? "exit $rc; A=$a B=$b D=$d (want A in [700,1300], B <= 40, multiples of 4, D=0)" \
 	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
 # 6: 64K pages: A, B, C are pfns 1, 2, 3.
@@ -87,7 +86,7 @@ rc=$?
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "1 1000
 2 10
 3 1" ] && [ "$(emu_u32 $tmp/t 16)" = 16 ] && [ "$(emu_entry $tmp/t 1)" = "1000 0 0" ]
-emu_ok page_64k $? "exit $rc; entry 1: $(emu_entry $tmp/t 1)" "$(truth_body "$tmp/truth" | tr '\n' ' ')"
+ktap_ok page_64k $? "exit $rc; entry 1: $(emu_entry $tmp/t 1)" "$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
 # 7: clock=inline counts the same instructions as the block callback on
 # one vCPU (the 64K-page pattern run above said insns=N).
@@ -97,7 +96,7 @@ rc=$?
 insns_inline=$(sed -n 's/^# .* insns=\([0-9]*\) .*/\1/p' "$tmp/truth")
 [ $rc = $EMU_EXIT ] && [ -n "$insns_cb" ] && [ "$insns_inline" = "$insns_cb" ] &&
 	[ "$(truth_body "$tmp/truth")" = "$PATTERN" ]
-emu_ok clock_inline_counts_insns $? "exit $rc; insns $insns_inline with clock=inline, $insns_cb with clock=cb"
+ktap_ok clock_inline_counts_insns $? "exit $rc; insns $insns_inline with clock=inline, $insns_cb with clock=cb"
 
 # A sweep through a line counts once (lines=on, the default): rep stosb
 # over D and rep movsb from D to E count 64 + 64 for D and 64 for E, in the
@@ -109,7 +108,7 @@ want="$PATTERN
 80 64"
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$want" ] &&
 	[ "$(emu_entry $tmp/t 64)" = "128 0 0" ] && [ "$(emu_entry $tmp/t 80)" = "64 0 0" ]
-emu_ok lines_count_a_sweep_once $? "exit $rc; D $(emu_entry $tmp/t 64), E $(emu_entry $tmp/t 80)" \
+ktap_ok lines_count_a_sweep_once $? "exit $rc; D $(emu_entry $tmp/t 64), E $(emu_entry $tmp/t 80)" \
 	"(want 128 and 64); truth: $(truth_body "$tmp/truth" | tr '\n' ' ')"
 emu_run sweep "$T,$R,truth=$tmp/truth,lines=off"
 rc=$?
@@ -118,7 +117,7 @@ want="$PATTERN
 80 4096"
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$want" ] &&
 	[ "$(emu_entry $tmp/t 64)" = "8192 0 0" ]
-emu_ok lines_off_counts_every_access $? "exit $rc; D $(emu_entry $tmp/t 64) (want 8192);" \
+ktap_ok lines_off_counts_every_access $? "exit $rc; D $(emu_entry $tmp/t 64) (want 8192);" \
 	"truth: $(truth_body "$tmp/truth" | tr '\n' ' ')"
 
 # 8: decays every 10000 instructions; the guest spins 100000 instructions
@@ -131,7 +130,7 @@ read -r ac ap aa < <(emu_entry $tmp/t 16)
 32 10
 48 1" ] && [ "$ep" -ge 8 ] && [ "$ep" -le 12 ] && [ $((ac + ap)) = 7 ] && [ "$aa" = "$ep" ] &&
 	[ "$(emu_entry $tmp/t 32)" = "0 0 $ep" ] && [ "$(emu_entry $tmp/t 100)" = "0 0 $ep" ]
-emu_ok decay $? "exit $rc epoch=$ep (want 8..12); A: $ac $ap $aa (want count+prev=7, age=epoch);" \
+ktap_ok decay $? "exit $rc epoch=$ep (want 8..12); A: $ac $ap $aa (want count+prev=7, age=epoch);" \
 	"B: $(emu_entry $tmp/t 32); pfn 100: $(emu_entry $tmp/t 100)" \
 	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
@@ -147,7 +146,7 @@ rc=$?
 sum=$(od -A n -t u4 -v -j 4096 $tmp/t | awk '{ s += $1 } END { print s }')
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] && [ "$sum" = 1011 ] &&
 	[ "$(emu_u32 $tmp/t 264)" = 1 ] && [ "$(stat -c %s $tmp/t)" = "$S" ]
-emu_ok ivshmem_bar_not_counted $? "exit $rc; sum of counts $sum (want 1011);" \
+ktap_ok ivshmem_bar_not_counted $? "exit $rc; sum of counts $sum (want 1011);" \
 	"truth_done $(emu_u32 $tmp/t 264) (want 1); size $(stat -c %s $tmp/t) (want $S)" \
 	"$(truth_body "$tmp/truth" | tr '\n' ' ')"
 
@@ -163,7 +162,7 @@ qpid=$!
 count_a() { emu_u32 $tmp/t $((4096 + 16 * 16)); }
 a_above() { [ -f $tmp/t ] && [ "$(count_a)" -gt "$1" ] 2>/dev/null; }
 wait_for 20 a_above 1000
-emu_ok counts_live_in_shared_table $? "A count $(count_a 2>&1) after 20 s" "$(cat "$EMU_LOG")"
+ktap_ok counts_live_in_shared_table $? "A count $(count_a 2>&1) after 20 s" "$(cat "$EMU_LOG")"
 
 emu_poke32 $tmp/t 256 0
 sleep 0.3
@@ -174,13 +173,13 @@ emu_poke32 $tmp/t 256 1
 a_above "$a2" || sleep 0.5
 a3=$(count_a)
 [ "$a1" = "$a2" ] && [ "$a3" -gt "$a2" ]
-emu_ok enabled_stops_and_restarts_counting $? "disabled: $a1 then $a2 (want equal); enabled: $a3"
+ktap_ok enabled_stops_and_restarts_counting $? "disabled: $a1 then $a2 (want equal); enabled: $a3"
 
 emu_poke32 $tmp/t 260 1
 truth_done() { [ "$(emu_u32 $tmp/t 264)" = 1 ]; }
 wait_for 10 truth_done && [ "$(truth_body $tmp/truth | wc -l)" = 1 ] &&
 	[ "$(truth_body $tmp/truth | cut -d' ' -f1)" = 16 ]
-emu_ok truth_on_request $? "truth_done=$(emu_u32 $tmp/t 264)" "$(cat $tmp/truth 2>&1 | head -n 5)"
+ktap_ok truth_on_request $? "truth_done=$(emu_u32 $tmp/t 264)" "$(cat $tmp/truth 2>&1 | head -n 5)"
 
 # A second request: its dump is kept as truth.2 beside truth.1, and the
 # loop's loads between the two show up as the difference.
@@ -190,13 +189,13 @@ wait_for 10 truth_done2
 s1=$(truth_body $tmp/truth.1 2>/dev/null | awk '$1 == 16 { print $2 }')
 s2=$(truth_body $tmp/truth.2 2>/dev/null | awk '$1 == 16 { print $2 }')
 [ -n "$s1" ] && [ -n "$s2" ] && [ "$s2" -gt "$s1" ] && grep -q 'request=2' $tmp/truth.2
-emu_ok truth_snapshots_kept $? "A in truth.1: ${s1:-none}, in truth.2: ${s2:-none} (want both, truth.2 larger)"
+ktap_ok truth_snapshots_kept $? "A in truth.1: ${s1:-none}, in truth.2: ${s2:-none} (want both, truth.2 larger)"
 
 emu_poke32 $tmp/t 4352 4294967000
 sleep 0.5
 sat=$(count_a)
 [ "$sat" = 4294967295 ]
-emu_ok count_saturates $? "A count $sat, want 4294967295"
+ktap_ok count_saturates $? "A count $sat, want 4294967295"
 
 # A guest clear (all three counters to 0): counting resumes from 0.
 emu_poke32 $tmp/t 4352 0
@@ -205,7 +204,7 @@ emu_poke32 $tmp/t 4360 0
 sleep 0.3
 read -r cc cp ca < <(emu_entry $tmp/t 16)
 [ "$cc" -gt 0 ] && [ "$cc" -lt 4000000000 ] && [ "$cp" = 0 ] && [ "$ca" = 0 ]
-emu_ok clear_restarts_entry $? "A after clear: $cc $cp $ca (want 0 < count < 4e9, 0, 0)"
+ktap_ok clear_restarts_entry $? "A after clear: $cc $cp $ca (want 0 < count < 4e9, 0, 0)"
 
 kill -TERM $qpid
 wait $qpid
@@ -213,7 +212,7 @@ rc=$?
 qpid=
 n=$(truth_body $tmp/truth | cut -d' ' -f2)
 [ "$(truth_body $tmp/truth | cut -d' ' -f1)" = 16 ] && [ "${n:-0}" -gt "$a3" ] && [ "$(stat -c %s $tmp/t)" = "$S" ]
-emu_ok truth_at_exit $? "QEMU exit $rc; truth: $(truth_body $tmp/truth | tr '\n' ' ') (want pfn 16 only, > $a3)"
+ktap_ok truth_at_exit $? "QEMU exit $rc; truth: $(truth_body $tmp/truth | tr '\n' ' ') (want pfn 16 only, > $a3)"
 
 # 16: ages saturate at 255 (decay every 1000 instructions, ~1 s of guest).
 timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-loop.bin" \
@@ -226,7 +225,7 @@ kill -TERM $qpid
 wait $qpid
 qpid=
 [ "$ep" -gt 300 ] && [ "$(emu_entry $tmp/t 100)" = "0 0 255" ] && [ "$(emu_u32 $tmp/t $((4096 + 16 * 16 + 8)))" = 255 ]
-emu_ok age_saturates $? "epoch $ep; pfn 100: $(emu_entry $tmp/t 100) (want 0 0 255)"
+ktap_ok age_saturates $? "epoch $ep; pfn 100: $(emu_entry $tmp/t 100) (want 0 0 255)"
 
 # 17: with clock=inline, decays still come (looked for at counted accesses).
 timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-loop.bin" \
@@ -239,6 +238,6 @@ wait $qpid
 qpid=
 read -r _ _ age < <(emu_entry $tmp/t 100)
 [ "$ep" -gt 10 ] && [ "$age" -ge 10 ]
-emu_ok clock_inline_decays $? "epoch $ep (want > 10); pfn 100 age $age"
+ktap_ok clock_inline_decays $? "epoch $ep (want > 10); pfn 100 age $age"
 
-exit $((emu_failed > 0))
+ktap_done

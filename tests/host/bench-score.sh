@@ -6,21 +6,8 @@ set -u
 S=$(dirname "$0")/../../bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		shift 2
-		printf '# %s\n' "$@"
-		failed=$((failed + 1))
-	fi
-}
-echo "KTAP version 1"
-echo "1..5"
+. "$(dirname "$0")/../../harness/ktap.sh"
+ktap_plan 5
 
 # Pages (pfn 0x10-0x14): 0x10 and 0x11 hot by design; during the run 0x10,
 # 0x11 and 0x13 were accessed most (100, 90, 45), and 0x10, 0x11, 0x13 sit
@@ -45,16 +32,16 @@ out=$(bash "$S/score.sh" "$log")
 want="0.667 1.000 0.667 1.000 1.000
 - - - - -"
 [ "$out" = "$want" ]
-ok $? score_against_truth "got:" "$out" "want:" "$want"
+ktap_ok score_against_truth $? "got:" "$out" "want:" "$want"
 
 out=$(HWAGE_BENCH_YOUNG=3 bash "$S/score.sh" "$log" | head -n 1)
 [ "$out" = "0.500 1.000 0.500 1.000 1.000" ]
-ok $? young_generations_setting "got: $out (want 0.500 1.000 0.500 1.000 1.000)"
+ktap_ok young_generations_setting $? "got: $out (want 0.500 1.000 0.500 1.000 1.000)"
 
 rm "$log.truth.2"
 out=$(bash "$S/score.sh" "$log" | head -n 1)
 [ "$out" = "- - - - -" ]
-ok $? missing_snapshot_scores_nothing "got: $out"
+ktap_ok missing_snapshot_scores_nothing $? "got: $out"
 
 # The report: medians, spread and ratios to base.
 mkdir "$tmp/b"
@@ -69,7 +56,7 @@ mkdir "$tmp/b"
 out=$(HWAGE_TOP=$S/.. bash "$S/report.sh" "$tmp/b" 2>&1)
 grep -q '^| x86_64 | hotcold | 2x | base | 3 | 200 (100-300) | 1.00 |' <<<"$out" &&
 	grep -q '^| x86_64 | hotcold | 2x | hca | 2 (1 failed) | 230 (210-250) | 1.15 | 10 (10-10) | 100 (100-100) | 0.50 |' <<<"$out"
-ok $? report_medians_and_ratios "$out"
+ktap_ok report_medians_and_ratios $? "$out"
 [ -s "$tmp/b/x86_64-hotcold.png" ] || ! command -v gnuplot >/dev/null
-ok $? report_plots "$(ls "$tmp/b")"
-exit $((failed > 0))
+ktap_ok report_plots $? "$(ls "$tmp/b")"
+ktap_done
