@@ -1,25 +1,33 @@
 # SPDX-License-Identifier: GPL-2.0
 # hwage: MGLRU page aging from hardware page-access counters.
 # The kernel tree, builds and logs live in $(HWAGE_CACHE), never here.
-#
-#   make demo                  set up, build, boot ppc64le, show MGLRU at work
-#   make test                  set up, build and test both targets
-#   make kernel ARCH=x86_64    build one kernel (ARCH: ppc64le, x86_64)
-#   make initramfs ARCH=...    build the guest programs and initramfs
-#   make boot ARCH=...         interactive serial console (Ctrl-A X quits)
-#   make check-series          checkpatch --strict over patches/
-#   make emulator              the QEMU counter plugin (emulator/)
-#   make bench                 A/B benchmark: base, hca, hca-noref, unconstrained
-#                              (bench/run.sh lists its HWAGE_BENCH_* settings)
-#   make bench-emulator        guest slowdown with the plugin, exact and sampled
-#   make clean                 remove builds and guest images from the cache
-#   make distclean             remove the whole cache (kernel tree included)
+# `make help` prints the lines starting with "##" below.
 
 ARCH ?= ppc64le
 HWAGE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hwage
 export HWAGE_CACHE
 
 S := harness
+
+## Usage: make TARGET [ARCH=ppc64le|x86_64] (settings: README, "Settings")
+##
+##   demo            set up, build, boot ppc64le, show MGLRU aging from counts
+##   test            set up, build and test both targets; ends "N passed, N failed"
+##   bench           A/B benchmark: base, hca, hca-noref, unconstrained
+##                   (bench/run.sh lists its HWAGE_BENCH_* settings)
+##
+##   setup           install the missing Debian packages (harness/setup.sh)
+##   tree            setup, then apply patches/series to the cache's kernel tree
+##   kernel          build one kernel: make kernel ARCH=x86_64
+##   initramfs       build the guest programs and initramfs of ARCH
+##   boot            interactive serial console of ARCH (Ctrl-A X quits)
+##   emulator        the QEMU counter plugin and its tools (emulator/)
+##   bench-emulator  guest slowdown with the plugin, exact and sampled
+##   check-series    checkpatch --strict over patches/
+##   clean           remove kernel, guest and emulator builds; keeps the
+##                   kernel tree, the plugin header, logs and bench results
+##   distclean       remove the whole cache: tree, builds, logs, results
+##   help            this text
 
 all: test
 
@@ -56,10 +64,18 @@ bench-emulator: emulator
 check-series: tree
 	@bash $(S)/check-series.sh
 
+help:
+	@sed -n 's/^## \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@echo "  HWAGE_CACHE is $(HWAGE_CACHE)"
+
 clean:
 	rm -rf $(HWAGE_CACHE)/build-* $(HWAGE_CACHE)/guest-*
+	find $(HWAGE_CACHE)/emulator -mindepth 1 -maxdepth 1 ! -name include -exec rm -rf {} + 2>/dev/null || true
+	@echo "kept: the kernel tree $(HWAGE_CACHE)/linux, the QEMU plugin header," \
+		"logs in $(HWAGE_CACHE)/logs and benchmark results in $(HWAGE_CACHE)/bench" \
+		"(make distclean removes all)"
 
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all setup tree kernel initramfs boot test demo emulator bench bench-emulator check-series clean distclean
+.PHONY: all help setup tree kernel initramfs boot test demo emulator bench bench-emulator check-series clean distclean
