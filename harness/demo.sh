@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make demo: set up, build the ppc64le kernel and guest, boot it and run
-# the demo workload (guest/demo-run.c), printing what MGLRU does; then a
+# the demo workload (guest/runners/demo.c), printing what MGLRU does; then a
 # short A/B benchmark (bench/run.sh: one run of base and hca, both
 # workloads at 1.5 times their limit) and its table.
 # HWAGE_DEMO_ARCH picks another target; the guest gets the emulated counter
