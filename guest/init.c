@@ -12,9 +12,12 @@
  *   shell start /bin/sh on the console (when the image has busybox) and
  *         power off when it exits.
  *
- * hwage.timeout=SECONDS bounds each test program (default 600).
+ * hwage.timeout=SECONDS bounds each test program (default 600): at the
+ * deadline init kills the test's whole process group, and it kills what a
+ * test left running when it exits (lib/runner.h); either fails the test.
  * hwage.only=t13,t14 runs only the tests whose names start with one of
- * the given prefixes (for a quick run while working on a test).
+ * the given prefixes (for a quick run while working on a test); a prefix
+ * that matches no test fails the run.
  * Everything goes to /dev/console; each KTAP line is written with one
  * write() so kernel messages cannot split it.
  */
@@ -35,9 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner.h"
 #include "util.h"
-
-#define MAX_TESTS 64
 
 static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void out(const char *fmt, ...)
@@ -87,101 +89,92 @@ static int cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* whether hwage.only= (a comma-separated list of prefixes) selects name */
-static int selected(const char *name, const char *only)
-{
-	size_t n;
-
-	if (!only)
-		return 1;
-	for (; *only; only += n + (only[n] == ',')) {
-		n = strcspn(only, ",");
-		if (n && !strncmp(name, only, n))
-			return 1;
-	}
-	return 0;
-}
-
-static int list_tests(char **names)
+/* list_tests(): every program in /tests, sorted; their number, or -errno */
+static int list_tests(char ***names)
 {
 	DIR *d = opendir("/tests");
-	const char *only = kparam("only", NULL);
 	struct dirent *e;
-	int n = 0;
+	int n = 0, size = 0;
 
+	*names = NULL;
 	if (!d)
-		return 0;
-	while ((e = readdir(d)) && n < MAX_TESTS) {
-		if (e->d_name[0] == '.' || !selected(e->d_name, only))
+		return -errno;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
 			continue;
-		names[n++] = strdup(e->d_name);
+		if (n == size) {
+			size = size ? 2 * size : 32;
+			*names = realloc(*names, size * sizeof(**names));
+			if (!*names)
+				return -ENOMEM;
+		}
+		(*names)[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmpstr);
+	qsort(*names, n, sizeof(**names), cmpstr);
 	return n;
 }
 
-/* run_test(): run one program, nest its KTAP; return its wait status. */
-static int run_test(const char *name, int timeout, int *saw_fail)
+static void nest(const char *line, void *arg)
 {
-	char path[300], buf[4096], line[4200];
-	size_t len = 0;
-	int pfd[2], status = 0;
-	pid_t pid;
-	FILE *in;
-
-	snprintf(path, sizeof(path), "/tests/%s", name);
-	if (pipe(pfd) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		setpgid(0, 0);
-		alarm(timeout);
-		execl(path, path, (char *)NULL);
-		printf("# exec %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	in = fdopen(pfd[0], "r");
-	while (fgets(buf, sizeof(buf), in)) {
-		len = strcspn(buf, "\n");
-		buf[len] = '\0';
-		if (!strncmp(buf, "not ok ", 7))
-			*saw_fail = 1;
-		snprintf(line, sizeof(line), "    %s\n", buf);
-		out("%s", line);
-	}
-	fclose(in);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return status;
+	out("    %s\n", line);
 }
 
+/*
+ * run_tests(): run the tests hwage.only= selects (all by default), each in
+ * its own process group under hwage.timeout= (see lib/runner.h), and nest
+ * their KTAP under one document. A prefix of hwage.only= that matches no
+ * test, an unreadable or empty /tests, are failures of their own: a typo
+ * must not turn into a run of nothing that passes. Returns the failures.
+ */
 static int run_tests(void)
 {
-	int timeout = atoi(kparam("timeout", "600"));
-	char *names[MAX_TESTS];
-	int i, n, failed = 0;
+	const char *only = kparam("only", NULL), *tmo = kparam("timeout", "600");
+	int timeout = atoi(tmo), i, n, nr = 0, failed = 0, selected = 0;
+	char unmatched[512] = "", **names;
 
-	n = list_tests(names);
-	out("KTAP version 1\n1..%d\n", n);
+	if (timeout <= 0) {
+		out("hwage-init: hwage.timeout=%s is not a number of seconds, using 600\n", tmo);
+		timeout = 600;
+	}
+	n = list_tests(&names);
+	if (n > 0) {
+		for (i = 0; i < n; i++)
+			selected += run_selected(names[i], only);
+		run_unmatched(only, names, n, unmatched, sizeof(unmatched));
+	}
+	out("KTAP version 1\n1..%d\n", selected + (n <= 0) + !!unmatched[0]);
+	if (n < 0) {
+		out("not ok %d tests # cannot read /tests: %s\n", ++nr, strerror(-n));
+		return 1;
+	}
+	if (n == 0) {
+		out("not ok %d tests # /tests holds no test\n", ++nr);
+		return 1;
+	}
+	if (unmatched[0]) {
+		out("hwage-init: hwage.only=%s: %s matches no test in /tests\n", only, unmatched);
+		out("not ok %d hwage.only # %s matches no test\n", ++nr, unmatched);
+		failed++;
+	}
 	for (i = 0; i < n; i++) {
-		int saw_fail = 0, st = run_test(names[i], timeout, &saw_fail);
-		int ok = st == 0 && !saw_fail;
+		char path[300], why[1024];
+		char *argv[] = { path, NULL };
+		struct run_outcome o;
+		int ret;
 
-		if (ok)
-			out("ok %d %s\n", i + 1, names[i]);
-		else if (WIFSIGNALED(st))
-			out("not ok %d %s # killed by signal %d%s\n", i + 1, names[i],
-			    WTERMSIG(st), WTERMSIG(st) == SIGALRM ? " (timeout)" : "");
-		else
-			out("not ok %d %s # exit status %d\n", i + 1, names[i],
-			    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-		failed += !ok;
+		if (!run_selected(names[i], only))
+			continue;
+		snprintf(path, sizeof(path), "/tests/%s", names[i]);
+		ret = run_program(argv, timeout, nest, NULL, &o);
+		if (ret) {
+			snprintf(why, sizeof(why), "cannot start: %s", strerror(-ret));
+		} else if (run_verdict(&o, timeout, why, sizeof(why))) {
+			out("ok %d %s\n", ++nr, names[i]);
+			continue;
+		}
+		out("not ok %d %s # %s\n", ++nr, names[i], why);
+		failed++;
 	}
 	return failed;
 }
