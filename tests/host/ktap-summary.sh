@@ -1,102 +1,68 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Host test: harness/ktap-summary.awk counts results and catches kernel
-# problem reports in serial logs made up here.
+# Host test: harness/ktap-summary.awk on the serial logs in fixtures/, one
+# per parser case (as kunit.py keeps its test_data): each must end with its
+# expected last line and exit status and print the line naming its cause.
+# Every fixture must have a row here, and every row a fixture.
 set -u
-AWK=$(dirname "$0")/../../harness/ktap-summary.awk
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
+here=$(dirname "$0")
+AWK=$here/../../harness/ktap-summary.awk
+F=$here/fixtures
+. "$here/../../harness/ktap.sh"
+L=x86_64/hca=on
 
-kunit_ok='[    1.0] KTAP version 1
-[    1.0] 1..1
-[    1.0]     KTAP version 1
-[    1.0]     # Subtest: suite_a
-[    1.0]     1..2
-[    1.1]     ok 1 case_one
-[    1.1]     ok 2 case_two # SKIP no hardware
-[    1.2] ok 1 suite_a'
-guest_head='hwage-init: mode test
-KTAP version 1
-1..1
-    KTAP version 1
-    # Subtest: kernel
-    1..2'
-done_line='hwage-init: tests done, 0 failed'
+# FIXTURE|AWK-ARGS|EXPECTED LAST LINE|EXPECTED CAUSE: a line of the summary
+# must contain CAUSE; an empty CAUSE means no line may start with "  FAIL".
+rows=(
+"clean-run||$L: 13 passed, 0 failed, 1 skipped|"
+"clean-run|-v rc=1|$L: 13 passed, 1 failed, 1 skipped|FAIL run-guest.sh exited with status 1"
+"top-level-leaf||$L: 14 passed, 0 failed, 1 skipped|  ok   t02-memcg-swap                           1 passed, 0 failed, 0 skipped"
+"kernel-warning||$L: 12 passed, 1 failed, 1 skipped|FAIL kernel log has 2 problem line(s):"
+"failing-case||$L: 12 passed, 1 failed, 1 skipped|failed case: decay_moves_count"
+"crashed-program||$L: 13 passed, 1 failed, 1 skipped|failed case: t10-hca # killed by signal 11"
+"no-kunit||$L: 7 passed, 1 failed, 0 skipped|FAIL KUnit did not run at boot (no KTAP before init)"
+"missing-plan||$L: 12 passed, 1 failed, 1 skipped|FAIL t10-hca: no plan (no 1..N line), 2 result(s)"
+"no-tests-ran||$L: 8 passed, 1 failed, 1 skipped|FAIL guest tests: no tests ran (plan 1..0)"
+"plan-mismatch-suite||$L: 12 passed, 1 failed, 1 skipped|FAIL t10-hca: planned 3, reported 2"
+"plan-mismatch-top||$L: 13 passed, 1 failed, 1 skipped|FAIL guest tests: planned 3, reported 2"
+"plan-mismatch-kunit||$L: 12 passed, 1 failed, 1 skipped|FAIL mglru-page-aging: planned 3, reported 2"
+"crash-mid-suite||$L: 12 passed, 3 failed, 1 skipped|FAIL t12-hca-aging: stopped mid-suite (crash or hang): the log ends after 1 of 4 results"
+"killed-mid-suite||$L: 15 passed, 1 failed, 1 skipped|FAIL t14-memcached: planned 5, reported 2"
+"timed-out||$L: 13 passed, 2 failed, 1 skipped|FAIL guest did not run to completion (no 'tests done' line; 2 of 3 tests reported): guest timed out after 900s"
+"bail-out||$L: 10 passed, 1 failed, 1 skipped|FAIL bail out in t10-hca: no /sys/kernel/debug/hca"
+"never-started-panic||$L: 6 passed, 2 failed, 1 skipped|FAIL guest never started (no 'hwage-init: mode' line): Kernel panic - not syncing: VFS"
+"never-started-qemu||$L: 1 passed, 2 failed, 0 skipped|FAIL guest never started (no 'hwage-init: mode' line): qemu exited with status 1 after 0s: qemu-system-ppc64:"
+"boot-did-not-start||$L: 0 passed, 1 failed, 0 skipped|FAIL $L: boot did not start: the counter plugin did not build"
+)
 
-# check NAME EXPECTED-LAST-LINE EXPECTED-EXIT: the log is on stdin.
-check() {
-	local name=$1 want=$2 want_rc=$3 got rc
-	cat >"$tmp/log"
-	got=$(awk -v label=t -f "$AWK" "$tmp/log")
+ktap_plan $((${#rows[@]} + 1))
+
+for row in "${rows[@]}"; do
+	IFS='|' read -r fx args want cause <<<"$row"
+	# shellcheck disable=SC2086
+	got=$(awk -v label="$L" $args -f "$AWK" "$F/$fx.log" 2>&1)
 	rc=$?
-	n=$((n + 1))
-	if [ "$(tail -n 1 <<<"$got")" = "$want" ] && [ "$rc" = "$want_rc" ]; then
-		echo "ok $n $name"
+	last=$(tail -n 1 <<<"$got")
+	want_rc=1
+	[[ "$want" == *" 0 failed,"* ]] && want_rc=0
+	if [ -n "$cause" ]; then
+		grep -qF -- "$cause" <<<"$got"
 	else
-		echo "not ok $n $name"
-		echo "# want '$want' (exit $want_rc), got '$(tail -n 1 <<<"$got")' (exit $rc)"
-		failed=$((failed + 1))
+		! grep -q '^  FAIL' <<<"$got"
 	fi
-}
+	cause_ok=$?
+	[ "$last" = "$want" ] && [ "$rc" = "$want_rc" ] && [ "$cause_ok" = 0 ]
+	st=$?
+	ktap_ok "${fx//-/_}${args:+ ($args)}" $st \
+		"want: $want (exit $want_rc)" "cause: ${cause:-no FAIL line}" "got (exit $rc):" "$got"
+done
 
-echo "KTAP version 1"
-echo "1..6"
-
-# KUnit 1 pass 1 skip, guest 2 passes, + completion, clean log, KUnit ran.
-check clean_run "t: 6 passed, 0 failed, 1 skipped" 0 <<EOF2
-$kunit_ok
-$guest_head
-    ok 1 a
-    ok 2 b
-ok 1 t01-kernel
-$done_line
-EOF2
-
-check warning_fails_the_run "t: 5 passed, 1 failed, 1 skipped" 1 <<EOF2
-$kunit_ok
-$guest_head
-[   5.0] ------------[ cut here ]------------
-[   5.0] WARNING: CPU: 0 PID: 1 at mm/vmscan.c:100 foo+0x10/0x20
-    ok 1 a
-    ok 2 b
-ok 1 t01-kernel
-$done_line
-EOF2
-
-check failing_case_counted "t: 5 passed, 1 failed, 1 skipped" 1 <<EOF2
-$kunit_ok
-$guest_head
-    ok 1 a
-    not ok 2 b
-not ok 1 t01-kernel
-$done_line
-EOF2
-
-# A program that died after passing its cases still fails, once.
-check crashed_program_counted "t: 6 passed, 1 failed, 1 skipped" 1 <<EOF2
-$kunit_ok
-$guest_head
-    ok 1 a
-    ok 2 b
-not ok 1 t01-kernel # killed by signal 11
-$done_line
-EOF2
-
-check hang_or_panic_is_incomplete "t: 3 passed, 2 failed, 1 skipped" 1 <<EOF2
-$kunit_ok
-$guest_head
-    ok 1 a
-[   9.0] Kernel panic - not syncing: Attempted to kill init!
-EOF2
-
-check no_kunit_fails "t: 4 passed, 1 failed, 0 skipped" 1 <<EOF2
-$guest_head
-    ok 1 a
-    ok 2 b
-ok 1 t01-kernel
-$done_line
-EOF2
-
-exit $((failed > 0))
+# every fixture is checked
+missing=
+for f in "$F"/*.log; do
+	fx=$(basename "$f" .log)
+	printf '%s\n' "${rows[@]}" | grep -q "^$fx|" || missing+=" $fx"
+done
+[ -z "$missing" ]
+ktap_ok every_fixture_has_a_row $? "fixtures without a row here:$missing"
+ktap_done
