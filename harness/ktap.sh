@@ -3,7 +3,7 @@
 # Source it, don't run it:
 #   ktap_plan N                    the header and the plan "1..N"
 #   ktap_ok NAME STATUS [DIAG...]  "ok" if STATUS is 0, else "not ok" and
-#                                  each DIAG as a "# " line
+#                                  each line of each DIAG as a "# " line
 #   ktap_skip NAME WHY             "ok N NAME # SKIP WHY"
 #   ktap_done                      exit 0 only if every case passed and
 #                                  as many were reported as planned
@@ -29,8 +29,10 @@ ktap_ok() {
 		return 0
 	fi
 	echo "not ok $ktap_n $name"
+	# every line of a DIAG is a "# " line: a log quoted here must not
+	# add results of its own to this document
 	for d in "$@"; do
-		printf '# %s\n' "$d"
+		printf '%s\n' "$d" | sed 's/^/# /'
 	done
 	ktap_failed=$((ktap_failed + 1))
 	return 1
