@@ -2,10 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot the built kernel and initramfs of ARCH in QEMU (TCG).
 #   run-guest.sh ARCH MODE [-- extra qemu args]
-# MODE is test, demo or shell (see guest/init.c). shell is interactive
-# (Ctrl-A X quits); the others run under a timeout with the serial log in
-# $HWAGE_LOGS/guest-ARCH-MODE-*.log. Extra kernel parameters:
-# HWAGE_CMDLINE; extra QEMU options: HWAGE_QEMU_ARGS or after "--".
+# MODE is test, demo, bench or shell (see guest/init.c). shell is
+# interactive (Ctrl-A X quits); the others run under a timeout
+# (HWAGE_TIMEOUT seconds, else the target's BOOT_TIMEOUT) and log the serial
+# console to HWAGE_LOG, by default a new
+# $HWAGE_LOGS/guest-ARCH-MODE[-hca-SCENARIO]-DATE.log; the link of that
+# name without -DATE names the latest boot's log, also one that failed.
+# Beside the log: LOG.cmd, the QEMU command line, and with HWAGE_HCA_TRUTH=1
+# the ground truth LOG.truth and its snapshots LOG.truth.N.
+#
+# A caller that scores the boot gives HWAGE_LOG (a path of its own) and
+# reads that file only: whatever an earlier boot left at that path (the log,
+# .cmd, .truth*) is removed first. When the boot cannot start (no kernel,
+# the plugin does not build, ...) the log holds the line
+#   hwage-host: boot did not start: CAUSE
+# (and the build errors, if any) and the exit status is 1. When QEMU does
+# not end cleanly a last line "hwage-host: qemu exited with status N ..."
+# or "hwage-host: guest timed out ..." says so, and the exit status is
+# QEMU's (124: timed out).
+#
+# Extra kernel parameters: HWAGE_CMDLINE; extra QEMU options:
+# HWAGE_QEMU_ARGS or after "--".
 #
 # HWAGE_HCA picks the counter engine the guest gets (hwage.hca= tells it):
 #   off       no counter device
@@ -13,36 +30,109 @@
 #   badmagic  an ivshmem device whose table is all zeros (no plugin)
 #   badsize   a well-formed table (emulator/hca-size -w) for a quarter of
 #             the guest's RAM: too few pages, no plugin
-# The plugin's options: HWAGE_HCA_SAMPLE (1), HWAGE_HCA_DECAY (instructions,
-# 100000000). Its ground truth is written beside the log (.truth).
+# The plugin's options (emulator/hca.c lists them all), with HWAGE_HCA=on:
+#   HWAGE_HCA_SAMPLE  sample=N: count 1 access in N (1)
+#   HWAGE_HCA_DECAY   decay=N: guest instructions per decay period (100000000)
+#   HWAGE_HCA_TRUTH   1: truth=LOG.truth, exact per-page counts the guest
+#                     can snapshot and the host scores (t13, make bench).
+#                     Every access then pays the full address resolution,
+#                     so sampling buys no speed: off (0) unless asked for;
+#                     without it w-hotcold's snapshot requests go unanswered
+#   HWAGE_HCA_OPTS    more options, comma-separated as the plugin takes
+#                     them and appended after the above (the last of a key
+#                     wins): page=SIZE, lines=on|off, clock=cb|inline,
+#                     fast=on|off, ifetch=off; e.g. "lines=off,clock=inline".
+#                     table=, ram= and truth= are the harness's.
+# The plugin prints the options it runs with into the log ("hca: table=...").
 set -u
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 2 ] || die "usage: $0 ARCH test|demo|bench|shell [-- qemu args]"
-load_target "$1"
+arch=$1
 MODE=$2
 shift 2
 [ "${1:-}" = "--" ] && shift
-case "$MODE" in test|demo|bench|shell) ;; *) die "unknown mode '$MODE' (test, demo, bench, shell)";; esac
+hca=${HWAGE_HCA:-off}
+name=guest-$arch-$MODE$([ "$hca" = off ] || echo "-hca-$hca")
+
+log=
+if [ "$MODE" != shell ]; then
+	log=${HWAGE_LOG:-$HWAGE_LOGS/$name-$(date +%Y%m%d-%H%M%S).log}
+	mkdir -p "$(dirname "$log")" || die "cannot create the directory of $log"
+	rm -f "$log" "$log.cmd" "$log.truth" "$log".truth.*
+	: >"$log" || die "cannot write $log"
+	# the latest boot's log, relative when it is in $HWAGE_LOGS
+	if [ "$(cd "$(dirname "$log")" && pwd)" = "$(cd "$HWAGE_LOGS" && pwd)" ]; then
+		[ "$(basename "$log")" = "$name.log" ] ||
+			ln -sfn "$(basename "$log")" "$HWAGE_LOGS/$name.log"
+	else
+		ln -sfn "$log" "$HWAGE_LOGS/$name.log"
+	fi
+fi
+
+# not_started CAUSE [DETAIL]: the boot cannot start; say why in the log
+# (its first line, which the scorer reports) and on stderr, and stop.
+not_started() {
+	if [ -n "$log" ]; then
+		echo "hwage-host: boot did not start: $1" >>"$log"
+		[ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/    /' >>"$log"
+	fi
+	[ -z "${2:-}" ] || printf '%s\n' "$2" >&2
+	die "$1${log:+ (log: $log)}"
+}
+
+[ -f "$HWAGE_TOP/targets/$arch.conf" ] ||
+	not_started "unknown ARCH '$arch' (targets: $(cd "$HWAGE_TOP/targets" && ls *.conf | sed 's/\.conf//' | tr '\n' ' '))"
+load_target "$arch"
+case "$MODE" in test|demo|bench|shell) ;; *) not_started "unknown mode '$MODE' (test, demo, bench, shell)";; esac
 
 kernel=$HWAGE_BUILD/$KIMAGE
 initrd=$HWAGE_GUEST/initramfs.cpio
-[ -f "$kernel" ] || die "no $HWAGE_ARCH kernel at $kernel (make kernel ARCH=$HWAGE_ARCH)"
-[ -f "$initrd" ] || die "no $HWAGE_ARCH initramfs at $initrd (make initramfs ARCH=$HWAGE_ARCH)"
+[ -f "$kernel" ] || not_started "no $HWAGE_ARCH kernel at $kernel (make kernel ARCH=$HWAGE_ARCH)"
+[ -f "$initrd" ] || not_started "no $HWAGE_ARCH initramfs at $initrd (make initramfs ARCH=$HWAGE_ARCH)"
 release=$(cat "$HWAGE_BUILD/.hwage-release" 2>/dev/null)
 timeout=${HWAGE_TIMEOUT:-$BOOT_TIMEOUT}
 
-hca=${HWAGE_HCA:-off}
-log=$HWAGE_LOGS/guest-$HWAGE_ARCH-$MODE$([ "$hca" = off ] || echo "-hca-$hca")-$(date +%Y%m%d-%H%M%S).log
 table=/dev/shm/hwage-$HWAGE_ARCH-$$.hca
 trap 'rm -f "$table"' EXIT
 
 # Main RAM is created first: the plugin sees offsets in the RAM block.
 hca_args=(-object memory-backend-ram,id=ram0,size=$GUEST_MEM -m "$GUEST_MEM"
 	-machine "$QEMU_MACHINE,memory-backend=ram0")
+# first_last TEXT: its first 12 lines (the first error), and its last 2
+# (make's verdict) when it is longer.
+first_last() {
+	local n
+	n=$(wc -l <<<"$1")
+	head -n 12 <<<"$1"
+	[ "$n" -le 14 ] || printf '... (%d lines)\n%s\n' "$((n - 14))" "$(tail -n 2 <<<"$1")"
+}
 emulator() {
-	make -s -C "$HWAGE_TOP/emulator" HWAGE_CACHE="$HWAGE_CACHE" all >/dev/null ||
-		die "the counter plugin did not build (make -C emulator)"
+	local out
+	out=$(make -s -C "$HWAGE_TOP/emulator" HWAGE_CACHE="$HWAGE_CACHE" all 2>&1) ||
+		not_started "the counter plugin did not build (make -C emulator HWAGE_CACHE=$HWAGE_CACHE)" \
+			"$(first_last "$out")"
+	# warnings of a build that worked
+	[ -z "$out" ] || printf '%s\n' "$out" >&2
+}
+# The plugin's options: the harness's, then HWAGE_HCA_OPTS's.
+plugin_opts() {
+	local o opts_extra opts=sample=${HWAGE_HCA_SAMPLE:-1},decay=${HWAGE_HCA_DECAY:-100000000}
+	case "${HWAGE_HCA_TRUTH:-0}" in
+	1) opts+=,truth=$log.truth ;;
+	0) ;;
+	*) not_started "HWAGE_HCA_TRUTH=${HWAGE_HCA_TRUTH}: want 0 or 1" ;;
+	esac
+	opts_extra=${HWAGE_HCA_OPTS:-}
+	for o in ${opts_extra//,/ }; do
+		case "$o" in
+		table=*|ram=*|truth=*)
+			not_started "HWAGE_HCA_OPTS: ${o%%=*}= is set by the harness (HWAGE_HCA_TRUTH=1 for truth=)" ;;
+		[a-z]*=*) opts+=,$o ;;
+		*) not_started "HWAGE_HCA_OPTS: '$o' is not key=value" ;;
+		esac
+	done
+	echo "$opts"
 }
 # ivshmem_args SIZE: show the table file to the guest.
 ivshmem_args() {
@@ -52,24 +142,27 @@ ivshmem_args() {
 case "$hca" in
 off) ;;
 on)
+	opts=$(plugin_opts) || exit 1
 	emulator
-	size=$("$HWAGE_CACHE/emulator/hca-size" "$GUEST_MEM") || die "hca-size $GUEST_MEM failed"
+	# the table has one entry per page of the plugin's page= size
+	page=$(tr ',' '\n' <<<"$opts" | sed -n 's/^page=//p' | tail -n 1)
+	size=$("$HWAGE_CACHE/emulator/hca-size" "$GUEST_MEM" ${page:+"$page"}) ||
+		not_started "hca-size $GUEST_MEM ${page:-} failed"
 	ivshmem_args "$size"
-	hca_args+=(-plugin "$HWAGE_CACHE/emulator/libhca.so,table=$table,ram=$GUEST_MEM,sample=${HWAGE_HCA_SAMPLE:-1},decay=${HWAGE_HCA_DECAY:-100000000},truth=$log.truth"
-		-d plugin)
+	hca_args+=(-plugin "$HWAGE_CACHE/emulator/libhca.so,table=$table,ram=$GUEST_MEM,$opts" -d plugin)
 	;;
 badsize)
 	# a well-formed table for a quarter of the RAM, no plugin behind it
 	emulator
 	size=$("$HWAGE_CACHE/emulator/hca-size" -w "$table" "$(($(numfmt --from=iec "$GUEST_MEM") / 4))") ||
-		die "could not write a table to $table"
+		not_started "could not write a table to $table (hca-size -w)"
 	ivshmem_args "$size"
 	;;
 badmagic)
 	truncate -s 8M "$table"
 	ivshmem_args 8M
 	;;
-*) die "unknown HWAGE_HCA=$hca (off, on, badmagic, badsize)" ;;
+*) not_started "unknown HWAGE_HCA=$hca (off, on, badmagic, badsize)" ;;
 esac
 
 cmdline="console=$CONSOLE panic=-1 hwage.mode=$MODE hwage.hca=$hca hwage.release=$release ${HWAGE_CMDLINE:-}"
@@ -83,7 +176,6 @@ if [ "$MODE" = shell ]; then
 	exit
 fi
 
-ln -sfn "$(basename "$log")" "$HWAGE_LOGS/guest-$HWAGE_ARCH-$MODE$([ "$hca" = off ] || echo "-hca-$hca").log"
 echo "${qemu[*]}" >"$log.cmd"
 t0=$(date +%s)
 # Show progress (init's lines and top-level results) while logging it all.
@@ -96,7 +188,7 @@ progress() {
 }
 t0r=$EPOCHREALTIME
 timeout -k 10 "$timeout" "${qemu[@]}" -chardev stdio,id=con,signal=off -serial chardev:con \
-	</dev/null 2>&1 | tee "$log" |
+	</dev/null 2>&1 | tee -a "$log" |
 	if [ "$MODE" = test ]; then
 		grep --line-buffered -aE '^(hwage-init|(not )?ok [0-9]+ t[0-9][0-9])|Kernel panic' | progress
 	else
@@ -104,12 +196,17 @@ timeout -k 10 "$timeout" "${qemu[@]}" -chardev stdio,id=con,signal=off -serial c
 	fi
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - t0))
+# how QEMU ended, when not cleanly: in the log too, for the scorer
+end=
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-	echo "hwage: $HWAGE_ARCH guest timed out after ${timeout}s; log: $log; its tail:" >&2
-	tail -n 30 "$log" >&2
+	end="guest timed out after ${timeout}s and was killed"
 elif [ "$rc" != 0 ]; then
-	echo "hwage: qemu exited with $rc after ${secs}s; log: $log; its tail:" >&2
+	end="qemu exited with status $rc after ${secs}s"
+fi
+if [ -n "$end" ]; then
+	echo "hwage: $HWAGE_ARCH: $end; log: $log; its tail:" >&2
 	tail -n 30 "$log" >&2
+	echo "hwage-host: $end" >>"$log"
 fi
 boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init.*/\1/p' "$log" | head -n 1)
 info "$HWAGE_ARCH guest ($MODE, hca=$hca) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"

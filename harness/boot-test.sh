@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One scored boot of make test: boot ARCH with the counter-engine SCENARIO
+# (HWAGE_HCA: on, off, badmagic, badsize; see run-guest.sh), run the guest
+# tests, and summarise this boot's log with ktap-summary.awk; with SCENARIO
+# "on", also check t13's hot set against this boot's ground truth.
+#   boot-test.sh ARCH SCENARIO
+# The log is a new file named here and handed to run-guest.sh (HWAGE_LOG),
+# so only what this boot wrote is ever scored: a boot that fails before
+# QEMU starts leaves its cause in that file, and an earlier boot's log
+# (the guest-ARCH-test-hca-SCENARIO.log link) or .truth files are never
+# read. Prints the results, then one line per scored part,
+#   "LABEL: N passed, N failed, N skipped"
+# (LABEL ARCH/hca=SCENARIO for the boot, ARCH/t13-truth for the ground
+# truth), which harness/test.sh counts. Exit status 0 only if all passed.
+set -u
+. "$(dirname "$0")/lib.sh"
+S=$HWAGE_TOP/harness
+[ $# = 2 ] || die "usage: $0 ARCH SCENARIO"
+arch=$1
+hca=$2
+label=$arch/hca=$hca
+log=$HWAGE_LOGS/guest-$arch-test$([ "$hca" = off ] || echo "-hca-$hca")-$(date +%Y%m%d-%H%M%S).log
+
+# t13 is scored against the ground truth only with the plugin counting.
+truth=0
+[ "$hca" = on ] && truth=1
+step "boot $arch (hca=$hca) and run the guest tests" \
+	env HWAGE_HCA="$hca" HWAGE_HCA_TRUTH=$truth HWAGE_LOG="$log" bash "$S/run-guest.sh" "$arch" test
+rc=$?
+
+echo "results for $arch, hca=$hca ($log):"
+if [ ! -s "$log" ]; then
+	echo "  FAIL $label: boot did not start: run-guest.sh exited with status $rc and wrote nothing to its log (log: $log)"
+	echo "$label: 0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+res=$(awk -v label="$label" -v rc="$rc" -f "$S/ktap-summary.awk" "$log")
+ok=$?
+# the summary's last line goes last, with the other parts' (one each)
+head -n -1 <<<"$res"
+res=$(tail -n 1 <<<"$res")
+if [ "$truth" != 1 ] || grep -q '^hwage-host: boot did not start' "$log"; then
+	echo "$res"
+	exit $ok
+fi
+
+# t13's counter-aging run lists its pages and takes ground-truth snapshots:
+# the pages hot by its design must be the ones the emulator saw accessed
+# most (bench/score.sh), or its "cold set" means nothing.
+tres="$arch/t13-truth: 0 passed, 0 failed, 1 skipped"
+if ! tr -d '\r' <"$log" | grep -qaE '^(not )?ok [0-9]+ t13'; then
+	echo "  skip $arch t13 hot set against the ground truth: t13 did not report in this boot"
+else
+	read -r p r dp dr agree < <(bash "$HWAGE_TOP/bench/score.sh" "$log" | grep -v '^-' | head -n 1)
+	if awk -v a="${agree:--}" 'BEGIN { exit !(a != "-" && a >= 0.75) }'; then
+		st="ok  "
+		tres="$arch/t13-truth: 1 passed, 0 failed, 0 skipped"
+	else
+		st=FAIL
+		tres="$arch/t13-truth: 0 passed, 1 failed, 0 skipped"
+		ok=1
+	fi
+	echo "  $st $arch t13 hot set against the ground truth: agreement ${agree:-none} (want >= 0.75), youngest generation precision ${p:--} recall ${r:--}$([ -n "${agree:-}" ] || echo "; this boot's log and its .truth.N snapshots have no classification to score")"
+fi
+echo "$res"
+echo "$tres"
+exit $ok
