@@ -18,7 +18,14 @@
 #   HWAGE_BENCH_SECS       seconds of each run phase (8)
 #   HWAGE_BENCH_OUT        output directory ($HWAGE_CACHE/bench/DATE)
 #   HWAGE_BENCH_YOUNG      generations counted as young when scoring (1)
-#   HWAGE_HCA_SAMPLE, HWAGE_HCA_DECAY   the plugin's options (run-guest.sh)
+#   HWAGE_HCA_SAMPLE, HWAGE_HCA_DECAY, HWAGE_HCA_OPTS   the plugin's
+#                          options (run-guest.sh); every boot runs it with
+#                          truth= (HWAGE_HCA_TRUTH=1), the classification
+#                          of every configuration being scored against it
+# Each boot has a log of its own, and only that log is collected
+# (bench/rows.sh, which also records the QEMU and plugin options the boot
+# really ran with); a boot that fails is reported, and make bench then
+# exits non-zero after writing what the other boots measured.
 set -u
 . "$(dirname "$0")/../harness/lib.sh"
 S=$HWAGE_TOP/harness
@@ -48,45 +55,8 @@ for p in ${PRESSURES//,/ }; do
 done
 mkdir -p "$OUT" || die "cannot create $OUT"
 
-COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
-limit_kb footprint_kb workingset_refault_anon workingset_refault_file
-workingset_activate_anon workingset_activate_file pgscan pgsteal pgmajfault pswpin pswpout
-cpu_usec cpu_sys_usec aging_ns aging_calls look_around_ns look_around_calls swapped
-swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
-truth_agreement secs kernel series qemu emulator guest_mem phase_secs log"
 csv=$OUT/results.csv
-echo $COLS | tr ' ' , >"$csv"
-
-# collect ARCH RUN LOG: one CSV row per "hwage-bench" line of the log
-collect() {
-	local arch=$1 run=$2 log=$3 meta scores
-	meta="arch=$arch run=$run kernel=$(cat "$HWAGE_CACHE/build-$arch/.hwage-release" 2>/dev/null)"
-	meta+=" series=$series"
-	meta+=" qemu=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p')"
-	meta+=" emulator=sample:${HWAGE_HCA_SAMPLE:-1}/decay:${HWAGE_HCA_DECAY:-100000000}/lines:on"
-	meta+=" guest_mem=$GUEST_MEM phase_secs=$SECS log=$(basename "$log")"
-	scores=$(bash "$HWAGE_TOP/bench/score.sh" "$log")
-	tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" '
-		BEGIN { ncol = split(cols, col, /[ \n]+/); nsc = split(scores, sc, "\n") }
-		{
-			delete v
-			n = split(meta " " $0, kv, " ")
-			for (i = 1; i <= n; i++) if ((j = index(kv[i], "=")) > 0) v[substr(kv[i], 1, j - 1)] = substr(kv[i], j + 1)
-			if (v["workload"] == "hotcold" && ++h <= nsc) {
-				split(sc[h], s, " ")
-				v["cls_precision"] = s[1]; v["cls_recall"] = s[2]
-				v["cls_design_precision"] = s[3]; v["cls_design_recall"] = s[4]; v["truth_agreement"] = s[5]
-			}
-			line = ""
-			for (i = 1; i <= ncol; i++) {
-				x = (col[i] in v) ? v[col[i]] : ""
-				if (x == "-") x = ""
-				line = line (i > 1 ? "," : "") x
-			}
-			print line
-		}' >>"$csv"
-	grep -ac '^hwage-bench ' "$log"
-}
+bash "$HWAGE_TOP/bench/rows.sh" --header >"$csv" || die "cannot write $csv"
 
 # the series revision: the last commit of patches/, and whether it is edited
 series=$(cd "$HWAGE_TOP" && git log -1 --format=%h -- patches 2>/dev/null)
@@ -94,6 +64,7 @@ series=$(cd "$HWAGE_TOP" && git log -1 --format=%h -- patches 2>/dev/null)
 
 t0=$(date +%s)
 total=0
+bad_boots=()
 bash "$S/setup.sh" || exit 1
 bash "$S/prepare-tree.sh" || exit 1
 for arch in $ARCHS; do
@@ -103,16 +74,29 @@ for arch in $ARCHS; do
 	for run in $(seq 1 "$RUNS"); do
 		for config in $CONFIGS; do
 			info "bench $arch run $run/$RUNS: $config ($WORKLOADS at pressure $PRESSURES, ${SECS}s each; $(($(date +%s) - t0))s so far)"
-			HWAGE_HCA=on HWAGE_CMDLINE="hwage.config=$config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS" \
+			# a log of this boot's own: only what it wrote is collected
+			log=$HWAGE_LOGS/guest-$arch-bench-hca-on-$config-run$run-$(date +%Y%m%d-%H%M%S).log
+			HWAGE_LOG=$log HWAGE_HCA=on HWAGE_HCA_TRUTH=1 \
+				HWAGE_CMDLINE="hwage.config=$config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS" \
 				bash "$S/run-guest.sh" "$arch" bench >"$OUT/boot.log" 2>&1
 			rc=$?
-			log=$(readlink -f "$HWAGE_LOGS/guest-$arch-bench-hca-on.log")
+			if ! grep -aq '^hwage-init: mode' "$log" 2>/dev/null; then
+				why=$(sed -n 's/^hwage-host: //p' "$log" 2>/dev/null | head -n 1)
+				echo "hwage: bench boot did not start ($arch $config run $run): ${why:-run-guest.sh exited with status $rc}; log: $log" >&2
+				tail -n 20 "$OUT/boot.log" >&2
+				bad_boots+=("$arch $config run $run: did not start, ${why:-exit status $rc} ($log)")
+				continue
+			fi
 			if [ "$rc" != 0 ] || grep -aq 'hwage-bench-error' "$log"; then
 				echo "hwage: bench boot failed ($arch $config run $run), log: $log" >&2
 				tail -n 20 "$OUT/boot.log" >&2
+				bad_boots+=("$arch $config run $run: exit status $rc$(grep -aq 'hwage-bench-error' "$log" && echo ", hwage-bench-error") ($log)")
 			fi
-			n=$(collect "$arch" "$run" "$log")
-			total=$((total + n))
+			rows=$(bash "$HWAGE_TOP/bench/rows.sh" "$arch" "$run" "$series" "$log")
+			if [ -n "$rows" ]; then
+				echo "$rows" >>"$csv"
+				total=$((total + $(wc -l <<<"$rows")))
+			fi
 			grep -a '^hwage-bench ' "$log" | tr -d '\r' |
 				awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^(workload|pressure|ops_per_s|p99_us|workingset_refault_anon|errors|misses)=/) printf " %s", $i; print "" }' |
 				sed 's/^/    /'
@@ -120,4 +104,9 @@ for arch in $ARCHS; do
 	done
 done
 info "bench: $total measurements in $(($(date +%s) - t0))s: $csv"
+if [ ${#bad_boots[@]} != 0 ]; then
+	echo "hwage: bench: ${#bad_boots[@]} boot(s) failed:" >&2
+	printf '  %s\n' "${bad_boots[@]}" >&2
+fi
 bash "$HWAGE_TOP/bench/report.sh" "$OUT" || die "could not summarise $csv"
+[ ${#bad_boots[@]} = 0 ]

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The results.csv rows of one benchmark boot (bench/run.sh), from that
+# boot's log and its LOG.cmd only:
+#   bench/rows.sh --header          the CSV header
+#   bench/rows.sh ARCH RUN SERIES LOG
+# One row per "hwage-bench" line of LOG (guest/runners/bench.c), with the
+# facts of the boot as it really ran:
+#   kernel     hwage.release= of the kernel command line in LOG.cmd
+#   qemu       the version of the QEMU binary LOG.cmd ran (the target's)
+#   emulator   the options the plugin printed it runs with ("hca: table=..."
+#              in LOG), e.g. page:4096/sample:1/decay:100000000/clock:cb/
+#              fast:on/lines:on/truth:on; "none" without the plugin
+#   guest_mem  -m of LOG.cmd; phase_secs: hwage.secs= of LOG.cmd
+# and the classification scores of bench/score.sh for the hotcold rows.
+set -u
+COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
+limit_kb footprint_kb workingset_refault_anon workingset_refault_file
+workingset_activate_anon workingset_activate_file pgscan pgsteal pgmajfault pswpin pswpout
+cpu_usec cpu_sys_usec aging_ns aging_calls look_around_ns look_around_calls swapped
+swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
+truth_agreement secs kernel series qemu emulator guest_mem phase_secs log"
+
+if [ "${1:-}" = --header ]; then
+	echo $COLS | tr ' ' ,
+	exit 0
+fi
+[ $# = 4 ] || { echo "usage: $0 --header | ARCH RUN SERIES LOG" >&2; exit 1; }
+arch=$1 run=$2 series=$3 log=$4
+[ -f "$log.cmd" ] || { echo "bench/rows.sh: no $log.cmd: not a boot of run-guest.sh" >&2; exit 1; }
+
+# "word" of the QEMU command line that follows OPTION, or KEY=value of it
+read -r -a cmd <"$log.cmd"
+arg_after() {
+	local i
+	for ((i = 0; i < ${#cmd[@]} - 1; i++)); do
+		[ "${cmd[i]}" = "$1" ] && { echo "${cmd[i + 1]}"; return; }
+	done
+}
+param() {
+	local w
+	for w in "${cmd[@]}"; do
+		[ "${w#"$1"=}" != "$w" ] && { echo "${w#"$1"=}"; return; }
+	done
+}
+qemu=$("${cmd[0]}" --version 2>/dev/null | sed -n '1s/.*version \([^ ]*\).*/\1/p')
+emulator=$(tr -d '\r' <"$log" | sed -n 's/^hca: table=[^ ]* //p' | head -n 1 |
+	awk '{ for (i = 1; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "size" || kv[1] == "pages") continue
+			if (kv[1] == "truth") kv[2] = "on"
+			s = s (s == "" ? "" : "/") kv[1] ":" kv[2]
+		}
+		print s }')
+grep -q 'truth:on' <<<"$emulator" || [ -z "$emulator" ] || emulator+=/truth:off
+meta="arch=$arch run=$run kernel=$(param hwage.release) series=$series"
+meta+=" qemu=${qemu:-unknown} emulator=${emulator:-none} guest_mem=$(arg_after -m)"
+meta+=" phase_secs=$(param hwage.secs) log=$(basename "$log")"
+
+scores=$(bash "$(dirname "$0")/score.sh" "$log")
+tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" '
+	BEGIN { ncol = split(cols, col, /[ \n]+/); nsc = split(scores, sc, "\n") }
+	{
+		delete v
+		n = split(meta " " $0, kv, " ")
+		for (i = 1; i <= n; i++) if ((j = index(kv[i], "=")) > 0) v[substr(kv[i], 1, j - 1)] = substr(kv[i], j + 1)
+		if (v["workload"] == "hotcold" && ++h <= nsc) {
+			split(sc[h], s, " ")
+			v["cls_precision"] = s[1]; v["cls_recall"] = s[2]
+			v["cls_design_precision"] = s[3]; v["cls_design_recall"] = s[4]; v["truth_agreement"] = s[5]
+		}
+		line = ""
+		for (i = 1; i <= ncol; i++) {
+			x = (col[i] in v) ? v[col[i]] : ""
+			if (x == "-") x = ""
+			line = line (i > 1 ? "," : "") x
+		}
+		print line
+	}'
