@@ -62,9 +62,12 @@ function flush_suite(name, ok,    status) {
 # close_level(HOW, RNAME): close the innermost document. HOW is "result"
 # when its result line (named RNAME) came, else what ended it.
 function close_level(how, rname,    nm, top) {
-	nm = L_name[lv] != "" ? L_name[lv] : rname
+	# a guest test's result names it better than its "# Subtest:" line
+	nm = rname != "" ? rname : L_name[lv]
 	if (nm == "")
 		nm = doc_name(lv)
+	if (how != "result" && last_top != "")
+		nm = nm " (after " last_top ")"
 	if (L_ind[lv] == 0) {
 		if (L_plan[lv] == 0)
 			fail(doc_name(lv) ": no tests ran (plan 1..0)")
@@ -201,7 +204,8 @@ BEGIN {
 		L_bail[i] = 1
 	why = substr($0, ind + 1)
 	sub(/^Bail out! */, "", why)
-	fail("bail out in " (i < lv ? doc_name(i + 1) : "the log") (why == "" ? "" : ": " why))
+	fail("bail out in " (i < lv ? doc_name(i + 1) (last_top != "" && L_ind[i + 1] > 0 ? " (after " last_top ")" : "") : "the log") \
+	     (why == "" ? "" : ": " why))
 	next
 }
 
@@ -235,9 +239,15 @@ BEGIN {
 		}
 	} else if (!ok && ind == 0 && directive != "") {
 		fails[++nfails] = name (directive == "" ? "" : " " directive)
+	} else if (ind == 0 && directive ~ /^# *SKIP/ && s_pass + s_fail + s_skip == 0) {
+		# a suite skipped whole (KUnit's "1..0" then "ok N suite # SKIP")
+		skipped++
+		s_skip++
 	}
-	if (ind == 0)
+	if (ind == 0) {
 		flush_suite(name, ok)
+		last_top = name
+	}
 	next
 }
 
