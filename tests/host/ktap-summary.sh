@@ -29,6 +29,7 @@ rows=(
 "plan-mismatch-top||$L: 13 passed, 1 failed, 2 skipped|FAIL guest tests: planned 3, reported 2"
 "plan-mismatch-kunit||$L: 12 passed, 1 failed, 2 skipped|FAIL mglru-page-aging: planned 3, reported 2"
 "crash-mid-suite||$L: 12 passed, 3 failed, 2 skipped|FAIL hca_aging (after t10-hca): stopped mid-suite (crash or hang): the log ends after 1 of 4 results"
+"kunit-crash||$L: 3 passed, 3 failed, 0 skipped|FAIL mglru-page-aging: stopped mid-suite (crash or hang): the log ends after 2 of 3 results"
 "killed-mid-suite||$L: 15 passed, 1 failed, 2 skipped|FAIL t14-memcached: planned 5, reported 2"
 "timed-out||$L: 13 passed, 2 failed, 2 skipped|FAIL guest did not run to completion (no 'tests done' line; 2 of 3 tests reported): guest timed out after 900s"
 "bail-out||$L: 10 passed, 1 failed, 2 skipped|FAIL bail out in hca (after t01-kernel): no /sys/kernel/debug/hca"
