@@ -4,6 +4,9 @@
 # patches/series. Any error or warning fails.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$HWAGE_TOP/harness/series.sh"
+
+patches=$(series_patches) && series_check || die "patches/series is not usable"
 
 n=0
 bad=0
@@ -18,6 +21,6 @@ while read -r p; do
 	else
 		echo "ok  $p"
 	fi
-done < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$HWAGE_TOP/patches/series" | grep -v '^$')
+done <<<"$patches"
 echo "check-series: $n patches, $bad with checkpatch reports"
 [ "$bad" = 0 ]

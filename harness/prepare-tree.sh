@@ -43,15 +43,15 @@ if [ "$(cat "$HWAGE_SRC/.git/hwage-version" 2>/dev/null)" != "$installed" ]; the
 		logged "$HWAGE_LOGS/unpack.log" unpack || die "could not unpack $TARBALL"
 fi
 
-series_files() {
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$'
-}
+SERIES_DIR=$PATCHES
+. "$HWAGE_TOP/harness/series.sh"
+patches=$(series_patches) && series_check || die "patches/series is not usable"
 
-stamp=$( (echo "$installed"; series_files | while read -r p; do
-	echo "$p"; cat "$PATCHES/$p" 2>/dev/null; done) | sha256sum | cut -c1-16)
+stamp=$( (echo "$installed"; while read -r p; do
+	echo "$p"; cat "$PATCHES/$p"; done <<<"$patches") | sha256sum | cut -c1-16)
 if [ "$(cat "$HWAGE_SRC/.git/hwage-series" 2>/dev/null)" = "$stamp" ] &&
    [ -z "$(g status --porcelain --untracked-files=no)" ]; then
-	info "series already applied ($(series_files | wc -l) patches, $(g rev-parse --short HEAD))"
+	info "series already applied ($(wc -l <<<"$patches") patches, $(g rev-parse --short HEAD))"
 	exit 0
 fi
 
@@ -63,7 +63,6 @@ apply_series() {
 	GIT_INDEX_FILE=$idx g read-tree "$tip" || return 1
 	msg=$(mktemp)
 	while read -r p; do
-		[ -f "$PATCHES/$p" ] || { echo "patch $p (listed in patches/series) does not exist" >&2; return 1; }
 		if ! GIT_INDEX_FILE=$idx g apply --cached --whitespace=nowarn "$PATCHES/$p" 2>"$msg.err"; then
 			echo "patch $p does not apply to $PKG $installed:" >&2
 			cat "$msg.err" >&2
@@ -76,7 +75,7 @@ apply_series() {
 		      GIT_AUTHOR_DATE=$(sed -n 's/^Date: //p' <<<"$info") \
 		      g commit-tree "$(GIT_INDEX_FILE=$idx g write-tree)" -p "$tip" \
 			-F <(sed -n 's/^Subject: //p' <<<"$info"; echo; cat "$msg")) || return 1
-	done < <(series_files)
+	done <<<"$patches"
 	rm -f "$msg" "$msg.err" "$idx"
 	echo "$tip"
 }
@@ -86,6 +85,6 @@ apply() {
 	tip=$(apply_series) || return 1
 	g reset -q --hard "$tip" || return 1
 	echo "$stamp" >"$HWAGE_SRC/.git/hwage-series"
-	info "tree at $(g rev-parse --short HEAD): $(series_files | wc -l) patches on $PKG $installed"
+	info "tree at $(g rev-parse --short HEAD): $(wc -l <<<"$patches") patches on $PKG $installed"
 }
 step "apply patches/series" apply || die "the series does not apply (tree: $PKG $installed)"
