@@ -8,7 +8,8 @@
  * counters used by the "arch-specific page aging" RFC.  QEMU exposes the same
  * file to the guest as the BAR of an ivshmem-plain device, so a guest driver
  * can read the counters as if they came from hardware.  The layout of the
- * table is defined in hca-table.h.
+ * table is the kernel series' include/uapi/misc/hca_emu.h, the driver's
+ * own header (see hca-table.h).
  *
  *   -object memory-backend-ram,id=ram0,size=1G -machine memory-backend=ram0
  *   -object memory-backend-file,id=hca,share=on,mem-path=/dev/shm/t,size=S
@@ -66,16 +67,7 @@
 #include <qemu-plugin.h>
 
 #include "hca-table.h"
-
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the table is little-endian and this plugin writes it natively"
-#endif
-
-_Static_assert(sizeof(struct hca_table_header) == HCA_TABLE_HEADER_SIZE,
-	       "header is one page");
-_Static_assert(__builtin_offsetof(struct hca_table_header, enabled) == 0x100,
-	       "control area at 0x100");
-_Static_assert(sizeof(struct hca_entry) == 16, "entry is 16 bytes");
+#include "parse-size.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -691,26 +683,15 @@ static int table_setup(void)
 		return -1;
 	}
 	memset(hdr, 0, table_size);
-	entries = (struct hca_entry *)((char *)hdr + HCA_TABLE_HEADER_SIZE);
-	hdr->version = HCA_TABLE_VERSION;
-	hdr->header_size = HCA_TABLE_HEADER_SIZE;
-	hdr->page_shift = page_shift;
-	hdr->entry_size = sizeof(struct hca_entry);
-	hdr->nr_pages = nr_pages;
-	hdr->entries_offset = HCA_TABLE_HEADER_SIZE;
-	hdr->table_size = table_size;
-	hdr->decay_insns = decay_insns;
-	hdr->sample = sample;
-	hdr->age_max = HCA_AGE_MAX;
-	hdr->count_max = HCA_COUNT_MAX;
-	hdr->enabled = 1;
-	__atomic_store_n(&hdr->magic, HCA_TABLE_MAGIC, __ATOMIC_RELEASE);
+	hca_header_init(hdr, nr_pages, page_shift, decay_insns, sample);
+	entries = (struct hca_entry *)((char *)hdr + hdr->entries_offset);
 	return 0;
 }
 
 /*
  * Options, key=value; an unknown key or a bad value is an error naming it.
- * Sizes take an optional K, M, G or T suffix (powers of 1024).
+ * Sizes take an optional K, M, G or T suffix (powers of 1024; see
+ * parse-size.h, shared with hca-size).
  *
  *   table=PATH      the shared table file (required); created or grown
  *   ram=SIZE        guest RAM size (required), a multiple of page
@@ -733,30 +714,6 @@ static bool parse_u64(const char *s, uint64_t *out)
 	errno = 0;
 	*out = strtoull(s, &end, 10);
 	return !errno && !*end;
-}
-
-static bool parse_size(const char *s, uint64_t *out)
-{
-	unsigned int shift = 0;
-	char *end;
-	uint64_t v;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return false;
-	*out = v << shift;
-	return true;
 }
 
 static int bad_value(const char *key, const char *val, const char *want)
