@@ -2,8 +2,7 @@
 /*
  * memcached in the guest: bring the loopback interface up, start Debian's
  * memcached (unpacked into the initramfs by harness/mkinitramfs.sh) in a
- * memory cgroup, wait until it listens, stop it. Self-contained: include
- * it next to util.h and ktap.h, or alone.
+ * memory cgroup, wait until it listens, stop it.
  *
  * Messages go to stderr as '#' lines, so that they read as KTAP
  * diagnostics when a test prints them. memcached's own stdout and stderr
@@ -26,6 +25,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "cgroup.h"
 
 #define MC_BIN "/usr/bin/memcached"
 /* seconds mc_start() waits for the port (TCG guests with the plugin are slow) */
@@ -105,19 +106,12 @@ static inline pid_t mc_start(const char *cgroup_dir, int port, int cache_mb)
 		return -1;
 	}
 	if (pid == 0) {
-		int fd;
+		int fd, ret = cgroup_dir ? cg_enter(cgroup_dir) : 0;
 
-		if (cgroup_dir) {
-			char path[512];
-
-			snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir);
-			fd = open(path, O_WRONLY);
-			if (fd < 0 || write(fd, "0", 1) != 1) {
-				fprintf(stderr, "# mc_start: cannot join %s: %s\n", path,
-					strerror(errno));
-				_exit(126);
-			}
-			close(fd);
+		if (ret) {
+			fprintf(stderr, "# mc_start: cannot join %s: %s\n", cgroup_dir,
+				strerror(-ret));
+			_exit(126);
 		}
 		fd = open("/dev/console", O_WRONLY);
 		if (fd >= 0) {

@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "hca.h"
 #include "util.h"
-
-#define HCA_DIR "/sys/kernel/debug/hca/"
 
 /* set the knobs of a configuration; 0, or -1 if it needs counts we lack */
 static inline int wl_config(const char *config)
@@ -35,40 +35,11 @@ static inline int wl_config(const char *config)
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
 		return -1;
-	if (write_file(HCA_DIR "hca_lru_age", counts ? "1" : "0") && counts)
+	if (hca_knob("hca_lru_age", counts ? "1" : "0") && counts)
 		return -1;
-	if (write_file(HCA_DIR "evict-skip-refs", noref ? "1" : "0") && noref)
+	if (hca_knob("evict-skip-refs", noref ? "1" : "0") && noref)
 		return -1;
 	return 0;
-}
-
-/* a fresh memory cgroup at path (removed first if it exists) */
-static inline int wl_cgroup(const char *path, long long max_bytes)
-{
-	char f[256], v[32];
-
-	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
-	rmdir(path);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -1;
-	snprintf(f, sizeof(f), "%s/memory.max", path);
-	if (max_bytes > 0)
-		snprintf(v, sizeof(v), "%lld", max_bytes);
-	else
-		snprintf(v, sizeof(v), "max");
-	return write_file(f, v);
-}
-
-static inline long long wl_cg_value(const char *cg, const char *file, const char *key)
-{
-	char f[256], buf[64];
-
-	snprintf(f, sizeof(f), "%s/%s", cg, file);
-	if (key)
-		return stat_value(f, key);
-	if (read_file(f, buf, sizeof(buf)) <= 0)
-		return -1;
-	return atoll(buf);
 }
 
 /* the value of key=NUMBER in a "result ..." line, or -1 */
@@ -85,13 +56,14 @@ static inline double wl_get(const char *line, const char *key)
 
 /*
  * Run argv in cgroup cg (NULL: ours), its stdout and stderr forwarded as
- * "# " lines (prefix pfx), its "result" line kept in result. tick(arg, n)
- * is called about every 250 ms while it runs. Returns its wait status.
+ * "# " lines ("# label: " lines, without the line's own '#', when label is
+ * not NULL), its "result" line kept in result. tick(arg, n) is called
+ * about every 250 ms while it runs. Returns its wait status.
  */
-static inline int wl_run(const char *cg, char *const argv[], const char *pfx,
+static inline int wl_run(const char *cg, char *const argv[], const char *label,
 			 char *result, size_t len, void (*tick)(void *, int), void *arg)
 {
-	char buf[8192], procs[256];
+	char buf[8192];
 	size_t have = 0;
 	int pfd[2], status = -1, n = 0;
 	pid_t pid;
@@ -105,11 +77,8 @@ static inline int wl_run(const char *cg, char *const argv[], const char *pfx,
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (cg) {
-			snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
-			if (write_file(procs, "0"))
-				_exit(126);
-		}
+		if (cg && cg_enter(cg))
+			_exit(126);
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
 		close(pfd[0]);
@@ -147,7 +116,10 @@ static inline int wl_run(const char *cg, char *const argv[], const char *pfx,
 				memcpy(result, line, l);
 				result[l] = '\0';
 			}
-			printf("%s%s%s\n", pfx, line[0] == '#' ? "" : "# ", line);
+			if (label)
+				printf("# %s: %s\n", label, line + strspn(line, "# "));
+			else
+				printf("%s%s\n", line[0] == '#' ? "" : "# ", line);
 			if (!nl) {
 				line = buf + have;
 				break;

@@ -19,6 +19,9 @@
  */
 #include <sys/stat.h>
 
+#include "cgroup.h"
+#include "hca.h"
+#include "lru_gen.h"
 #include "mc.h"
 #include "workload.h"
 
@@ -48,43 +51,22 @@ struct snap {
 	long long cpu, sys, aging[4], pswpin, pswpout;
 };
 
-/* "aging ns N calls N look_around ns N calls N" of our memcg in lru_gen_full */
+/* "aging ns N calls N look_around ns N calls N" of our memcg, summed over its nodes */
 static void aging_stats(long long v[4])
 {
-	static char buf[1 << 20];
-	char *line, *save = NULL;
-	int ours = 0, found = 0;
+	struct lru_gen_scan s;
+	int i;
 
-	v[0] = v[1] = v[2] = v[3] = 0;
-	if (read_file("/sys/kernel/debug/lru_gen_full", buf, sizeof(buf)) <= 0) {
-		v[0] = v[1] = v[2] = v[3] = -1;
-		return;
-	}
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		long long a, b, c, d;
-
-		if (!strncmp(line, "memcg", 5)) {
-			const char *path = strrchr(line, ' ');
-
-			ours = path && !strcmp(path + 1, CG + strlen("/sys/fs/cgroup"));
-		}
-		else if (ours && sscanf(line, " aging ns %lld calls %lld look_around ns %lld calls %lld",
-					&a, &b, &c, &d) == 4) {
-			v[0] += a;
-			v[1] += b;
-			v[2] += c;
-			v[3] += d;
-			found = 1;
-		}
-	}
-	if (!found)
-		v[0] = v[1] = v[2] = v[3] = -1;
+	if (lru_gen_scan(LRU_GEN_FULL, cg_path(CG), -1, -1, &s))
+		s.aging[0] = s.aging[1] = s.aging[2] = s.aging[3] = -1;
+	for (i = 0; i < 4; i++)
+		v[i] = s.aging[i];
 }
 
 static void snap(struct snap *s)
 {
-	s->cpu = wl_cg_value(CG, "cpu.stat", "usage_usec");
-	s->sys = wl_cg_value(CG, "cpu.stat", "system_usec");
+	s->cpu = cg_stat(CG, "cpu.stat", "usage_usec");
+	s->sys = cg_stat(CG, "cpu.stat", "system_usec");
 	aging_stats(s->aging);
 	s->pswpin = vmstat("pswpin");
 	s->pswpout = vmstat("pswpout");
@@ -108,7 +90,7 @@ static void report(const char *config, const char *workload, const char *pressur
 		     res[0] ? res + 7 : "errors=-1");
 	for (i = 0; stats[i]; i++)
 		n += snprintf(line + n, sizeof(line) - n, " %s=%lld", stats[i],
-			      wl_cg_value(CG, "memory.stat", stats[i]));
+			      cg_stat(CG, "memory.stat", stats[i]));
 	n += snprintf(line + n, sizeof(line) - n, " pswpin=%lld pswpout=%lld cpu_usec=%lld"
 		      " cpu_sys_usec=%lld", s1.pswpin - s0->pswpin, s1.pswpout - s0->pswpout,
 		      s1.cpu - s0->cpu, s1.sys - s0->sys);
@@ -128,15 +110,6 @@ static long long limit_for(const char *config, long long footprint, const char *
 	return (long long)(footprint / atof(pressure)) & ~4095LL;
 }
 
-static void set_max(long long bytes)
-{
-	char v[32], f[128];
-
-	snprintf(v, sizeof(v), "%lld", bytes);
-	snprintf(f, sizeof(f), "%s/memory.max", CG);
-	write_file(f, bytes ? v : "max");
-}
-
 static void hotcold(const char *config, const char *pressure, const char *secs, int counts)
 {
 	char h[16], c[16], res[1024];
@@ -150,9 +123,9 @@ static void hotcold(const char *config, const char *pressure, const char *secs, 
 
 	snprintf(h, sizeof(h), "%d", HOT_MB);
 	snprintf(c, sizeof(c), "%d", COLD_MB);
-	wl_cgroup(CG, limit);
+	cg_create(CG, limit);
 	snap(&s0);
-	st = wl_run(CG, argv, "", res, sizeof(res), NULL, NULL);
+	st = wl_run(CG, argv, NULL, res, sizeof(res), NULL, NULL);
 	report(config, "hotcold", pressure, limit, footprint, res, st, &s0);
 }
 
@@ -170,7 +143,7 @@ static void memcached(const char *config, const char *pressure, const char *secs
 
 	snprintf(k, sizeof(k), "%d", MC_KEYS);
 	snprintf(v, sizeof(v), "%d", MC_VALUE);
-	wl_cgroup(CG, 0);
+	cg_create(CG, 0);
 	unlink(MC_STATE);
 	mc = mc_start(CG, MC_PORT, MC_CACHE_MB);
 	snap(&s0);
@@ -178,14 +151,14 @@ static void memcached(const char *config, const char *pressure, const char *secs
 		report(config, "memcached", pressure, 0, 0, "", 1 << 8, &s0);
 		return;
 	}
-	st = wl_run(NULL, load, "", res, sizeof(res), NULL, NULL);
-	footprint = wl_cg_value(CG, "memory.current", NULL);
+	st = wl_run(NULL, load, NULL, res, sizeof(res), NULL, NULL);
+	footprint = cg_read(CG, "memory.current");
 	limit = limit_for(config, footprint, pressure);
 	/* the measured phase starts here: the load ran with no limit */
 	snap(&s0);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		set_max(limit);
-		st = wl_run(NULL, run, "", res, sizeof(res), NULL, NULL);
+		cg_set_max(CG, limit);
+		st = wl_run(NULL, run, NULL, res, sizeof(res), NULL, NULL);
 	}
 	report(config, "memcached", pressure, limit, footprint, res, st, &s0);
 	mc_stop(mc);
@@ -201,7 +174,7 @@ int main(void)
 	secs = kparam("secs", "10");
 	snprintf(workloads, sizeof(workloads), "%s", kparam("workloads", "hotcold,memcached"));
 	snprintf(pressures, sizeof(pressures), "%s", kparam("pressures", "1.2,2"));
-	counts = !access(HCA_DIR "pfn", R_OK);
+	counts = !access(HCA_PFN, R_OK);
 
 	if (read_file("/sys/kernel/mm/lru_gen/enabled", caps, sizeof(caps)) <= 0)
 		snprintf(caps, sizeof(caps), "none");
@@ -222,7 +195,7 @@ int main(void)
 
 		snprintf(pr, sizeof(pr), "%s", pressures);
 		for (p = strtok_r(pr, ",", &s2); p; p = strtok_r(NULL, ",", &s2)) {
-			snprintf(CG, sizeof(CG), "/sys/fs/cgroup/hwage-bench-%d", ++nr_cg);
+			snprintf(CG, sizeof(CG), CG_ROOT "/hwage-bench-%d", ++nr_cg);
 			if (!strcmp(w, "hotcold"))
 				hotcold(config, p, secs, counts);
 			else if (!strcmp(w, "memcached"))

@@ -24,9 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "hca.h"
+#include "lru_gen.h"
 #include "util.h"
 
-#define CG "/sys/fs/cgroup/hwage-demo"
+#define CG CG_ROOT "/hwage-demo"
 #define LIMIT_MB 32
 #define HOT_MB 16
 #define COLD_MB 48
@@ -44,7 +47,8 @@ static void workload(void)
 	size_t hot = (size_t)HOT_MB << 20, cold = (size_t)COLD_MB << 20, i;
 	volatile char *mem;
 
-	write_file(CG "/cgroup.procs", "0");
+	if (cg_enter(CG))
+		_exit(1);
 	mem = mmap(NULL, hot + cold, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
@@ -56,22 +60,19 @@ static void workload(void)
 			mem[i]++;
 }
 
+/* print the lines of our cgroup's block in lru_gen */
+static int print_ours(const struct lru_gen_line *l, void *arg)
+{
+	if (l->kind != LG_MEMCG && !strcmp(l->path, cg_path(CG)))
+		printf("  %s\n", l->text);
+	return 0;
+}
+
 /* print_memcg_gens(): the lru_gen block of our cgroup only. */
 static void print_memcg_gens(void)
 {
-	static char buf[1 << 20];
-	char *line, *save = NULL;
-	int ours = 0;
-
-	if (read_file("/sys/kernel/debug/lru_gen", buf, sizeof(buf)) <= 0)
-		return;
-	printf("  generations of %s (gen, age ms, anon pages, file pages):\n", CG + 14);
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "memcg", 5))
-			ours = strstr(line, "/hwage-demo") != NULL;
-		else if (ours)
-			printf("  %s\n", line);
-	}
+	printf("  generations of %s (gen, age ms, anon pages, file pages):\n", cg_path(CG));
+	lru_gen_each(LRU_GEN, print_ours, NULL);
 }
 
 int main(void)
@@ -86,19 +87,21 @@ int main(void)
 		printf("demo: swap on zram failed: %s\n", strerror(-ret));
 		return 1;
 	}
-	if (!access("/sys/kernel/debug/hca/backend/table", R_OK)) {
-		write_file("/sys/kernel/debug/hca/hca_lru_age", "1");
+	if (!access(HCA_BACKEND "table", R_OK)) {
+		hca_knob("hca_lru_age", "1");
 		printf("demo: counter backend registered, hca_lru_age=1: aging from access counts\n");
 	} else {
 		printf("demo: no counter backend: stock MGLRU aging\n");
 	}
-	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
-	mkdir(CG, 0755);
-	write_file(CG "/memory.max", "32M");
+	ret = cg_create(CG, (long long)LIMIT_MB << 20);
+	if (ret) {
+		printf("demo: cannot create %s: %s\n", CG, strerror(-ret));
+		return 1;
+	}
 	printf("demo: memcg limit %d MiB, workload: %d MiB hot (re-read), %d MiB cold (touched once)\n",
 	       LIMIT_MB, HOT_MB, COLD_MB);
 	for (i = 0; counters[i]; i++)
-		base[i] = stat_value(CG "/memory.stat", counters[i]);
+		base[i] = cg_stat(CG, "memory.stat", counters[i]);
 	pid = fork();
 	if (pid == 0)
 		workload();
@@ -108,7 +111,7 @@ int main(void)
 		print_memcg_gens();
 		printf("  memory.stat since start:");
 		for (i = 0; counters[i]; i++) {
-			now = stat_value(CG "/memory.stat", counters[i]);
+			now = cg_stat(CG, "memory.stat", counters[i]);
 			printf(" %s %lld", counters[i], now - base[i]);
 		}
 		printf("\n");

@@ -16,10 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "ktap.h"
 #include "util.h"
 
-#define CG "/sys/fs/cgroup/hwage-t02"
+#define CG CG_ROOT "/hwage-t02"
 #define LIMIT_MB 32
 #define TOUCH_MB 96
 
@@ -36,7 +37,7 @@ static int child(void)
 	uint64_t *mem;
 	int pass;
 
-	if (write_file(CG "/cgroup.procs", "0"))
+	if (cg_enter(CG))
 		return 2;
 	mem = mmap(NULL, npages * psz, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -58,8 +59,7 @@ static int child(void)
 
 int main(void)
 {
-	long long out0, in0, out1, in1, peak = -1;
-	char buf[256];
+	long long out0, in0, out1, in1, peak;
 	int ret, status = -1;
 	pid_t pid;
 
@@ -69,10 +69,7 @@ int main(void)
 	if (!ktap_result(!ret, "zram_swap_on"))
 		return ktap_end();
 
-	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
-	mkdir(CG, 0755);
-	snprintf(buf, sizeof(buf), "%dM", LIMIT_MB);
-	ret = write_file(CG "/memory.max", buf);
+	ret = cg_create(CG, (long long)LIMIT_MB << 20);
 	if (!ktap_result(!ret, "memcg_limit_set"))
 		return ktap_end();
 
@@ -84,8 +81,7 @@ int main(void)
 	waitpid(pid, &status, 0);
 	out1 = vmstat("pswpout");
 	in1 = vmstat("pswpin");
-	if (read_file(CG "/memory.peak", buf, sizeof(buf)) > 0)
-		peak = atoll(buf);
+	peak = cg_read(CG, "memory.peak");
 	rmdir(CG);
 
 	ktap_diag("limit %d MiB, touched %d MiB, peak %lld KiB, pswpout +%lld, pswpin +%lld",

@@ -10,30 +10,39 @@
  *   switching  hca_lru_age flipped every half second under load: intact
  *   hca-noref  counter aging, eviction without references: intact
  *
+ * A run that pushed no page out to swap fails: the limit did not press,
+ * so it checked nothing; so does a switching run with fewer than two flips.
+ *
  * The hot set is known by construction. The hca run also takes ground-truth
  * snapshots and lists its pages, and the host (harness/test.sh) checks
  * that the pages hot by design are the ones the emulator saw accessed most.
  */
+#include "hca.h"
 #include "ktap.h"
 #include "workload.h"
 
-#define CG "/sys/fs/cgroup/hwage-t13"
+#define CG CG_ROOT "/hwage-t13"
 #define HOT_MB "12"
 #define COLD_MB "36"
 #define TOTAL_MB 48
 #define SECS "8"
 #define MIN_COLD_SHARE 0.90
 
+/* flip hca_lru_age every other tick (half a second); count the flips made */
 static void flip(void *arg, int n)
 {
+	int *flips = arg;
+
 	if (n % 2 == 0)
-		write_file(HCA_DIR "hca_lru_age", (n / 2) % 2 ? "1" : "0");
+		*flips += !hca_knob("hca_lru_age", (n / 2) % 2 ? "1" : "0");
 }
 
 /*
- * One run of w-hotcold under config; 1 if every page was intact. With
- * truth, it also prints its pages' pfns and generations and takes ground
- * truth snapshots, which the host scores (harness/test.sh).
+ * One run of w-hotcold under config; 1 if every page was intact and the
+ * limit pressed (pages went out to swap: without that nothing was
+ * checked), and with toggle if hca_lru_age was flipped at least twice.
+ * With truth, it also prints its pages' pfns and generations and takes
+ * ground truth snapshots, which the host scores (harness/test.sh).
  */
 static int run(const char *config, int toggle, int truth, double *cold_share,
 	       double *swapped)
@@ -41,32 +50,34 @@ static int run(const char *config, int toggle, int truth, double *cold_share,
 	char *argv[] = { "/bin/w-hotcold", "-H", HOT_MB, "-C", COLD_MB, "-s", SECS,
 			 truth ? "-c" : NULL, "-T", NULL };
 	char res[512];
-	long long in0 = vmstat("pswpin"), out0 = vmstat("pswpout");
-	int st;
+	long long in0 = vmstat("pswpin"), out0 = vmstat("pswpout"), out;
+	int st, flips = 0, intact;
 
-	if (wl_config(config) || wl_cgroup(CG, (long long)TOTAL_MB * 2 / 3 << 20)) {
+	if (wl_config(config) || cg_create(CG, (long long)TOTAL_MB * 2 / 3 << 20)) {
 		ktap_diag("%s: cannot set the knobs or the cgroup up", config);
 		return 0;
 	}
-	st = wl_run(CG, argv, "", res, sizeof(res), toggle ? flip : NULL, NULL);
+	st = wl_run(CG, argv, NULL, res, sizeof(res), toggle ? flip : NULL, &flips);
+	out = vmstat("pswpout") - out0;
 	*swapped = wl_get(res, "swapped");
 	*cold_share = *swapped > 0 ? wl_get(res, "swapped_cold") / *swapped : 0;
 	ktap_diag("%s: ops/s %.0f, p99 %.0f us, swapped at the end %.0f pages (%.1f%% cold), "
 		  "pswpin +%lld, pswpout +%lld", config, wl_get(res, "ops_per_s"),
-		  wl_get(res, "p99_us"), *swapped, 100 * *cold_share, vmstat("pswpin") - in0,
-		  vmstat("pswpout") - out0);
+		  wl_get(res, "p99_us"), *swapped, 100 * *cold_share, vmstat("pswpin") - in0, out);
+	if (toggle)
+		ktap_diag("%s: hca_lru_age flipped %d times under load", config, flips);
 	rmdir(CG);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 && wl_get(res, "errors") == 0;
+	intact = WIFEXITED(st) && WEXITSTATUS(st) == 0 && wl_get(res, "errors") == 0;
+	if (intact && out <= 0)
+		ktap_diag("%s: no page went out to swap: the limit did not press", config);
+	return intact && out > 0 && (!toggle || flips >= 2);
 }
 
 int main(void)
 {
-	char cmdline[4096];
 	double share, swapped;
-	int counts;
+	int counts = hca_on();
 
-	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
-	counts = strstr(cmdline, "hwage.hca=on") != NULL;
 	ktap_begin("hotcold", 5);
 	if (setup_zram_swap(256)) {
 		ktap_result(0, "zram_swap");
@@ -74,10 +85,10 @@ int main(void)
 	}
 	ktap_result(run("base", 0, 0, &share, &swapped), "base_every_page_intact");
 	if (!counts) {
-		ktap_skip("hca_every_page_intact", "no counter engine (hwage.hca is not on)");
-		ktap_skip("hca_evicts_cold_pages", "no counter engine (hwage.hca is not on)");
-		ktap_skip("hca_lru_age_switching_under_load", "no counter engine (hwage.hca is not on)");
-		ktap_skip("hca_noref_every_page_intact", "no counter engine (hwage.hca is not on)");
+		ktap_skip("hca_every_page_intact", HCA_OFF_WHY);
+		ktap_skip("hca_evicts_cold_pages", HCA_OFF_WHY);
+		ktap_skip("hca_lru_age_switching_under_load", HCA_OFF_WHY);
+		ktap_skip("hca_noref_every_page_intact", HCA_OFF_WHY);
 		return ktap_end();
 	}
 	ktap_result(run("hca", 0, 1, &share, &swapped), "hca_every_page_intact");

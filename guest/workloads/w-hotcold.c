@@ -23,7 +23,8 @@
  * evicted pages were cold. With -c it also prints, for every resident page,
  * its pfn, the age of its MGLRU generation and whether it is hot by design,
  * from /sys/kernel/debug/hca/pfn, as "cls" lines for the host to score
- * against the emulator's ground truth; with -T it asks the emulator for a
+ * against the emulator's ground truth (a page it cannot look up there is
+ * an error, like a page that reads wrong); with -T it asks the emulator for a
  * ground-truth snapshot (/sys/kernel/debug/hca/backend/truth) at the start
  * and at the end of the run phase and prints their numbers.
  *
@@ -43,11 +44,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PFN_FILE "/sys/kernel/debug/hca/pfn"
-#define TRUTH_FILE "/sys/kernel/debug/hca/backend/truth"
-#define PM_PRESENT (1ULL << 63)
-#define PM_SWAPPED (1ULL << 62)
-#define PM_PFN ((1ULL << 55) - 1)
+#include "hca.h"
+#include "pagemap.h"
+#include "util.h"
+
 /* latency histogram: 8 buckets per power of two of nanoseconds */
 #define HIST_SUB 8
 #define HIST_N (64 * HIST_SUB)
@@ -168,16 +168,9 @@ static double hist_quantile(double q)
 static long read_number(const char *path)
 {
 	char buf[32];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
 
-	if (fd < 0)
+	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return strtol(buf, NULL, 10);
 }
 
@@ -187,12 +180,12 @@ static long read_number(const char *path)
  */
 static long truth_snapshot(void)
 {
-	long want = read_number(TRUTH_FILE) + 1;
+	long want = read_number(HCA_TRUTH) + 1;
 	int fd, i;
 
 	if (want <= 0)
 		return -1;
-	fd = open(TRUTH_FILE, O_WRONLY);
+	fd = open(HCA_TRUTH, O_WRONLY);
 	if (fd < 0)
 		return -1;
 	if (write(fd, "1", 1) != 1) {
@@ -201,7 +194,7 @@ static long truth_snapshot(void)
 	}
 	close(fd);
 	for (i = 0; i < 2000; i++) {
-		if (read_number(TRUTH_FILE) >= want)
+		if (read_number(HCA_TRUTH) >= want)
 			return want;
 		usleep(5000);
 	}
@@ -211,14 +204,17 @@ static long truth_snapshot(void)
 
 /*
  * Pages swapped out now, and of them cold ones; with cls, print the pfn,
- * generation age and design hotness of every resident page.
+ * generation age and design hotness of every resident page. A page that
+ * cannot be looked up in the pfn file is an error: the host would score
+ * an age of -1 for it. (A page off the LRU lists, e.g. isolated by the
+ * reclaim at that moment, reads gen_age -1 and is no error.)
  */
 static void census(int cls, size_t *swapped, size_t *swapped_cold)
 {
-	int pm = open("/proc/self/pagemap", O_RDONLY);
-	int pf = cls ? open(PFN_FILE, O_RDWR) : -1;
-	char line[1024], buf[128];
-	size_t p, len = 0, n = 0;
+	int pm = pagemap_open();
+	int pf = cls ? open(HCA_PFN, O_RDWR) : -1;
+	char line[1024], buf[32];
+	size_t p, len = 0, n = 0, bad = 0;
 	uint64_t e;
 
 	*swapped = *swapped_cold = 0;
@@ -227,14 +223,15 @@ static void census(int cls, size_t *swapped, size_t *swapped_cold)
 		errors++;
 		return;
 	}
-	if (cls && pf < 0)
-		printf("# no %s (%s): no generation ages\n", PFN_FILE, strerror(errno));
+	if (cls && pf < 0) {
+		printf("# -c: cannot open %s: %s\n", HCA_PFN, strerror(errno));
+		errors++;
+	}
 	for (p = 0; p < nr_pages; p++) {
-		off_t off = ((uintptr_t)(mem + p * psz) / psz) * 8;
-		long age = -1;
+		struct hca_pfn l = { .gen_age = -1 };
+		int ret;
 
-		if (pread(pm, &e, 8, off) != 8)
-			e = 0;
+		e = pagemap_entry(pm, mem + p * psz);
 		if (e & PM_SWAPPED) {
 			(*swapped)++;
 			*swapped_cold += !is_hot[p];
@@ -243,20 +240,13 @@ static void census(int cls, size_t *swapped, size_t *swapped_cold)
 		if (!cls || !(e & PM_PRESENT) || !(e & PM_PFN))
 			continue;
 		if (pf >= 0) {
-			int k = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(e & PM_PFN));
-			ssize_t r;
-
-			if (pwrite(pf, buf, k, 0) == k && (r = pread(pf, buf, sizeof(buf) - 1, 0)) > 0) {
-				char *a;
-
-				buf[r] = '\0';
-				a = strstr(buf, "gen_age ");
-				if (a)
-					age = strtol(a + 8, NULL, 10);
-			}
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)(e & PM_PFN));
+			ret = hca_pfn_lookup(pf, buf, &l);
+			if (ret && bad++ < 5)
+				printf("# -c: pfn %s of page %zu: %s\n", buf, p, strerror(-ret));
 		}
-		len += snprintf(line + len, sizeof(line) - len, " %llx:%ld:%d",
-				(unsigned long long)(e & PM_PFN), age, is_hot[p]);
+		len += snprintf(line + len, sizeof(line) - len, " %llx:%lld:%d",
+				(unsigned long long)(e & PM_PFN), l.gen_age, is_hot[p]);
 		if (++n % 32 == 0) {
 			printf("cls%s\n", line);
 			len = 0;
@@ -264,6 +254,7 @@ static void census(int cls, size_t *swapped, size_t *swapped_cold)
 	}
 	if (len)
 		printf("cls%s\n", line);
+	errors += bad;
 	if (pf >= 0)
 		close(pf);
 	close(pm);
