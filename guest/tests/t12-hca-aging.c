@@ -6,7 +6,9 @@
  * on again under load, then with it on throughout, then with
  * evict-skip-refs on as well. Every page is verified at the end of each
  * run, and the aging must have sampled a hotness range for the cgroup
- * (the "hotness max N min N" line of /sys/kernel/debug/lru_gen).
+ * (the "hotness max N min N" line of /sys/kernel/debug/lru_gen). The
+ * limit must have been set and each run must have pushed pages out to
+ * swap, or the runs checked nothing.
  *
  * The run with hca_lru_age on throughout caught a livelock: every newly
  * faulted page, its count fresh from the kernel's zeroing, was promoted
@@ -18,18 +20,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
+#include "hca.h"
 #include "ktap.h"
+#include "lru_gen.h"
 #include "util.h"
 
-#define HCA "/sys/kernel/debug/hca/"
-#define CG "/sys/fs/cgroup/hwage-t12"
+#define CG CG_ROOT "/hwage-t12"
 #define HOT_MB 12
 #define COLD_MB 52
-#define LIMIT "32M"
+#define LIMIT_MB 32
 #define HOT_PASSES 40
 
 static long psz;
@@ -42,14 +45,12 @@ static uint64_t word(size_t page)
 /* fill hot and cold once, re-read hot, then verify every page */
 static int child(void)
 {
-	size_t hot = (size_t)HOT_MB << 20 >> 12, all = (size_t)(HOT_MB + COLD_MB) << 20 >> 12;
+	size_t hot = ((size_t)HOT_MB << 20) / psz, all = ((size_t)(HOT_MB + COLD_MB) << 20) / psz;
 	size_t p, bad = 0, step = psz / 8;
 	uint64_t *mem;
 	int pass;
 
-	hot = hot * 4096 / psz;
-	all = all * 4096 / psz;
-	if (write_file(CG "/cgroup.procs", "0"))
+	if (cg_enter(CG))
 		return 2;
 	mem = mmap(NULL, all * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
@@ -64,28 +65,24 @@ static int child(void)
 	return bad ? 1 : 0;
 }
 
-/* the hotness max of our cgroup's first node, -1 if not shown */
+/* the hotness max the aging sampled for our cgroup, -1 if not shown */
 static long long cg_hotness_max(void)
 {
-	static char buf[1 << 20];
-	char *line, *save = NULL;
-	int ours = 0;
-	long long max = -1, min;
+	struct lru_gen_scan s;
 
-	if (read_file("/sys/kernel/debug/lru_gen", buf, sizeof(buf)) <= 0)
+	if (lru_gen_scan(LRU_GEN, cg_path(CG), -1, -1, &s))
 		return -1;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(line, "memcg", 5))
-			ours = strstr(line, "/hwage-t12") != NULL;
-		else if (ours && sscanf(line, " hotness max %lld min %lld", &max, &min) == 2)
-			return max;
-	}
-	return max;
+	return s.hot_max;
 }
 
-/* run the workload; toggle hca_lru_age under it if asked */
-static int run(int toggle, long long *seen_max)
+/*
+ * Run the workload; with toggle, switch hca_lru_age off and on again
+ * while it runs (*switches counts the switches made under it). Returns 1
+ * if every page was intact; *swapped is the pswpout it caused.
+ */
+static int run(int toggle, long long *seen_max, int *switches, long long *swapped)
 {
+	long long out0 = vmstat("pswpout");
 	int status = -1, i;
 	pid_t pid = fork();
 
@@ -96,59 +93,54 @@ static int run(int toggle, long long *seen_max)
 
 		if (m > *seen_max)
 			*seen_max = m;
-		if (toggle && i == 2)
-			write_file(HCA "hca_lru_age", "0");
-		if (toggle && i == 4)
-			write_file(HCA "hca_lru_age", "1");
+		if (toggle && (i == 2 || i == 4))
+			*switches += !hca_knob("hca_lru_age", i == 2 ? "0" : "1");
 		usleep(300000);
 	}
+	/* the workload ended before both switches: leave the knob on */
+	if (toggle)
+		hca_knob("hca_lru_age", "1");
+	*swapped = vmstat("pswpout") - out0;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 int main(void)
 {
-	char cmdline[4096];
-	long long max1 = -1, max2 = -1, out0;
-	int ok;
+	long long max1 = -1, max2 = -1, swapped[3];
+	int ok, switches = 0;
 
 	psz = sysconf(_SC_PAGESIZE);
-	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
-	if (!strstr(cmdline, "hwage.hca=on")) {
+	if (!hca_on()) {
 		ktap_begin("hca_aging", 1);
-		ktap_skip("aging_from_counts", "no counter engine (hwage.hca is not on)");
+		ktap_skip("aging_from_counts", HCA_OFF_WHY);
 		return ktap_end();
 	}
-	ktap_begin("hca_aging", 6);
-	if (!ktap_result(!setup_zram_swap(256) &&
-			 !write_file(HCA "hca_lru_age", "1"), "counts_in_use"))
+	ktap_begin("hca_aging", 7);
+	if (!ktap_result(!setup_zram_swap(256) && !hca_knob("hca_lru_age", "1"), "counts_in_use"))
 		return ktap_end();
-	write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
-	mkdir(CG, 0755);
-	write_file(CG "/memory.max", LIMIT);
+	if (!ktap_result(!cg_create(CG, (long long)LIMIT_MB << 20), "memcg_limit_set"))
+		return ktap_end();
 
-	out0 = vmstat("pswpout");
-	ok = run(1, &max1);
-	ktap_diag("hca_lru_age 1 -> 0 -> 1 under load: hotness max seen %lld, pswpout +%lld",
-		  max1, vmstat("pswpout") - out0);
-	ktap_result(ok, "every_page_intact_across_hca_lru_age_switches");
+	ok = run(1, &max1, &switches, &swapped[0]);
+	ktap_diag("hca_lru_age 1 -> 0 -> 1 under load (%d of 2 switches made): hotness max seen "
+		  "%lld, pswpout +%lld", switches, max1, swapped[0]);
+	ktap_result(ok && switches == 2, "every_page_intact_across_hca_lru_age_switches");
 	ktap_result(max1 > 0, "aging_sampled_a_hotness_range");
 
-	out0 = vmstat("pswpout");
-	ok = run(0, &max2);
+	ok = run(0, &max2, &switches, &swapped[1]);
 	ktap_diag("hca_lru_age 1 throughout: hotness max seen %lld, pswpout +%lld", max2,
-		  vmstat("pswpout") - out0);
+		  swapped[1]);
 	ktap_result(ok, "every_page_intact_with_counts_in_use");
 
-	write_file(HCA "evict-skip-refs", "1");
-	out0 = vmstat("pswpout");
-	ok = run(0, &max2);
-	write_file(HCA "evict-skip-refs", "0");
-	ktap_diag("evict-skip-refs 1: hotness max seen %lld, pswpout +%lld", max2,
-		  vmstat("pswpout") - out0);
+	hca_knob("evict-skip-refs", "1");
+	ok = run(0, &max2, &switches, &swapped[2]);
+	hca_knob("evict-skip-refs", "0");
+	ktap_diag("evict-skip-refs 1: hotness max seen %lld, pswpout +%lld", max2, swapped[2]);
 	ktap_result(ok, "every_page_intact_with_evict_skip_refs");
-	ktap_result(vmstat("pswpout") > out0, "reclaimed_to_swap");
+	/* each run must have pressed the limit, or it checked nothing */
+	ktap_result(swapped[0] > 0 && swapped[1] > 0 && swapped[2] > 0, "reclaimed_to_swap");
 
-	write_file(HCA "hca_lru_age", "0");
+	hca_knob("hca_lru_age", "0");
 	rmdir(CG);
 	return ktap_end();
 }
