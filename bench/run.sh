@@ -81,7 +81,7 @@ for arch in $ARCHS; do
 				bash "$S/run-guest.sh" "$arch" bench >"$OUT/boot.log" 2>&1
 			rc=$?
 			if ! grep -aq '^hwage-init: mode' "$log" 2>/dev/null; then
-				why=$(sed -n 's/^hwage-host: //p' "$log" 2>/dev/null | head -n 1)
+				why=$(sed -n 's/^hwage-host: \(boot did not start: \)\{0,1\}//p' "$log" 2>/dev/null | head -n 1)
 				echo "hwage: bench boot did not start ($arch $config run $run): ${why:-run-guest.sh exited with status $rc}; log: $log" >&2
 				tail -n 20 "$OUT/boot.log" >&2
 				bad_boots+=("$arch $config run $run: did not start, ${why:-exit status $rc} ($log)")
