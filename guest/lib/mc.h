@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "util.h"
 
 #define MC_BIN "/usr/bin/memcached"
 /* seconds mc_start() waits for the port (TCG guests with the plugin are slow) */
@@ -53,14 +54,6 @@ static inline int lo_up(void)
 	}
 	close(fd);
 	return ret;
-}
-
-static inline double mc__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* mc__accepts(): does 127.0.0.1:port accept a TCP connection? */
@@ -90,7 +83,7 @@ static inline int mc__accepts(int port)
 static inline pid_t mc_start(const char *cgroup_dir, int port, int cache_mb)
 {
 	char sport[16], smb[16];
-	double t0 = mc__now();
+	double t0 = now_s();
 	int status;
 	pid_t pid;
 
@@ -137,7 +130,7 @@ static inline pid_t mc_start(const char *cgroup_dir, int port, int cache_mb)
 					"listening on port %d\n", WTERMSIG(status), port);
 			return -1;
 		}
-		if (mc__now() - t0 > MC_START_TIMEOUT) {
+		if (now_s() - t0 > MC_START_TIMEOUT) {
 			fprintf(stderr, "# mc_start: memcached (pid %d) not listening on port %d "
 				"after %d s, killing it\n", (int)pid, port, MC_START_TIMEOUT);
 			kill(pid, SIGKILL);
@@ -152,7 +145,7 @@ static inline pid_t mc_start(const char *cgroup_dir, int port, int cache_mb)
 /* mc_stop(): SIGTERM, wait (SIGKILL after MC_STOP_TIMEOUT seconds). */
 static inline void mc_stop(pid_t pid)
 {
-	double t0 = mc__now();
+	double t0 = now_s();
 	int status;
 
 	if (pid <= 0)
@@ -163,7 +156,7 @@ static inline void mc_stop(pid_t pid)
 
 		if (r == pid || (r < 0 && errno != EINTR))
 			return;
-		if (mc__now() - t0 > MC_STOP_TIMEOUT) {
+		if (now_s() - t0 > MC_STOP_TIMEOUT) {
 			fprintf(stderr, "# mc_stop: memcached (pid %d) ignored SIGTERM for %d s, "
 				"killing it\n", (int)pid, MC_STOP_TIMEOUT);
 			kill(pid, SIGKILL);

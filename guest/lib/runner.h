@@ -54,14 +54,6 @@ struct run_outcome {
 	int survivors;		/* processes of the group alive after the kill */
 };
 
-static inline double run_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * run_group_members(): the live processes (zombies aside) of process group
  * pgid, except pid skip; their "comm[pid]" list into names (may be NULL).
@@ -119,14 +111,14 @@ static inline void run_reap_group(pid_t pgid)
  */
 static inline int run_kill_group(pid_t pgid)
 {
-	double t0 = run_now();
+	double t0 = now_s();
 	int left;
 
 	kill(-pgid, SIGKILL);
 	for (;;) {
 		run_reap_group(pgid);
 		left = run_group_members(pgid, 0, NULL, 0);
-		if (left <= 0 || run_now() - t0 > RUN_KILL_WAIT)
+		if (left <= 0 || now_s() - t0 > RUN_KILL_WAIT)
 			return left < 0 ? 0 : left;
 		usleep(20000);
 	}
@@ -191,7 +183,7 @@ static inline int run_program(char *const argv[], int timeout,
 			      struct run_outcome *o)
 {
 	struct run_lines b = { .have = 0 };
-	double t0 = run_now(), deadline = t0 + timeout, drain;
+	double t0 = now_s(), deadline = t0 + timeout, drain;
 	int pfd[2], eof = 0, exited = 0;
 	char data[4096];
 	pid_t pid;
@@ -225,7 +217,7 @@ static inline int run_program(char *const argv[], int timeout,
 	close(pfd[1]);
 
 	while (!exited) {
-		double left = deadline - run_now();
+		double left = deadline - now_s();
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 
 		if (left <= 0) {
@@ -253,20 +245,20 @@ static inline int run_program(char *const argv[], int timeout,
 		if (o->leftovers > 0)
 			kill(-pid, SIGKILL);
 	} else {
-		double t1 = run_now();
+		double t1 = now_s();
 
 		/* the deadline: the group had its SIGKILL; reap the program */
-		while (waitpid(pid, &o->status, WNOHANG) != pid && run_now() - t1 < RUN_KILL_WAIT)
+		while (waitpid(pid, &o->status, WNOHANG) != pid && now_s() - t1 < RUN_KILL_WAIT)
 			usleep(20000);
 	}
 	o->survivors = run_kill_group(pid);
-	o->secs = run_now() - t0;
+	o->secs = now_s() - t0;
 
 	/*
 	 * The rest of the output: the group is gone, so the pipe closes
 	 * unless a process that left the group holds it; do not wait for that.
 	 */
-	for (drain = run_now(); !eof && run_now() - drain < RUN_DRAIN_WAIT;) {
+	for (drain = now_s(); !eof && now_s() - drain < RUN_DRAIN_WAIT;) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		ssize_t n;
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline ssize_t read_file(const char *path, char *buf, size_t size);
@@ -36,6 +37,15 @@ static inline const char *kparam(const char *name, const char *def)
 		return strndup(p, strcspn(p, " \n"));
 	}
 	return def;
+}
+
+/* now_s(): seconds on the monotonic clock */
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* read_file(): whole small file into buf, NUL-terminated; -1 on error. */
