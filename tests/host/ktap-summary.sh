@@ -4,7 +4,8 @@
 # per parser case (as kunit.py keeps its test_data): each must end with its
 # expected last line and exit status and print the line naming its cause.
 # Every fixture must have a row here, and every row a fixture. The real-*
-# fixtures are real boots' logs (paths shortened, t13's page lists cut).
+# fixtures are real boots' logs (paths shortened, t13's page lists cut;
+# the x86_64 one booted with hwage.only=t01,t10).
 set -u
 here=$(dirname "$0")
 AWK=$here/../../harness/ktap-summary.awk
@@ -17,6 +18,7 @@ L=x86_64/hca=on
 rows=(
 "clean-run||$L: 13 passed, 0 failed, 2 skipped|  ok   kunit_fault                              0 passed, 0 failed, 1 skipped"
 "real-ppc64le-hca-on||$L: 116 passed, 0 failed, 5 skipped|  ok   t15-hca-debugfs                          6 passed, 0 failed, 0 skipped"
+"real-x86_64-hca-on-only||$L: 82 passed, 0 failed, 5 skipped|  ok   t10-hca                                  7 passed, 0 failed, 0 skipped"
 "clean-run|-v rc=1|$L: 13 passed, 1 failed, 2 skipped|FAIL run-guest.sh exited with status 1"
 "top-level-leaf||$L: 14 passed, 0 failed, 2 skipped|  ok   t02-memcg-swap                           1 passed, 0 failed, 0 skipped"
 "kernel-warning||$L: 12 passed, 1 failed, 2 skipped|FAIL kernel log has 2 problem line(s):"
