@@ -36,8 +36,9 @@
 #   HWAGE_HCA_TRUTH   1: truth=LOG.truth, exact per-page counts the guest
 #                     can snapshot and the host scores (t13, make bench).
 #                     Every access then pays the full address resolution,
-#                     so sampling buys no speed: off (0) unless asked for;
-#                     without it w-hotcold's snapshot requests go unanswered
+#                     so sampling buys no speed: off (0) unless asked for.
+#                     The guest is told by hwage.truth=0|1; without truth
+#                     w-hotcold's snapshot requests go unanswered
 #   HWAGE_HCA_OPTS    more options, comma-separated as the plugin takes
 #                     them and appended after the above (the last of a key
 #                     wins): page=SIZE, lines=on|off, clock=cb|inline,
@@ -165,7 +166,11 @@ badmagic)
 *) not_started "unknown HWAGE_HCA=$hca (off, on, badmagic, badsize)" ;;
 esac
 
-cmdline="console=$CONSOLE panic=-1 hwage.mode=$MODE hwage.hca=$hca hwage.release=$release ${HWAGE_CMDLINE:-}"
+# hwage.truth=1 tells the guest that its ground-truth snapshot requests
+# will be answered (HWAGE_HCA_TRUTH=1 with the plugin)
+truth=0
+[ "$hca" = on ] && [ "${HWAGE_HCA_TRUTH:-0}" = 1 ] && truth=1
+cmdline="console=$CONSOLE panic=-1 hwage.mode=$MODE hwage.hca=$hca hwage.truth=$truth hwage.release=$release ${HWAGE_CMDLINE:-}"
 qemu=($QEMU "${hca_args[@]}" $QEMU_ARGS -nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	${HWAGE_QEMU_ARGS:-} "$@")
