@@ -47,8 +47,10 @@ static void flip(void *arg, int n)
 static int run(const char *config, int toggle, int truth, double *cold_share,
 	       double *swapped)
 {
+	/* snapshots only when the plugin writes truth (hwage.truth=1) */
+	int snapshots = truth && !strcmp(kparam("truth", "0"), "1");
 	char *argv[] = { "/bin/w-hotcold", "-H", HOT_MB, "-C", COLD_MB, "-s", SECS,
-			 truth ? "-c" : NULL, "-T", NULL };
+			 truth ? "-c" : NULL, snapshots ? "-T" : NULL, NULL };
 	char res[512];
 	long long in0 = vmstat("pswpin"), out0 = vmstat("pswpout"), out;
 	int st, flips = 0, intact;
