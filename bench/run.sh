@@ -4,7 +4,7 @@
 # and each run, boots the guest once per configuration, interleaved (base,
 # hca, hca-noref, unconstrained, base, ...), every boot with the counter
 # plugin (so that its cost is the same for all), and collects what
-# guest/bench-run.c prints. Then writes, in the output directory:
+# guest/runners/bench.c prints. Then writes, in the output directory:
 #   results.csv   every measurement with its settings
 #   summary.md    medians, spread (min-max) and ratios to base
 #   *.png         ops/s and refaults per configuration (gnuplot)

@@ -7,8 +7,8 @@
 #   ktap_skip NAME WHY             "ok N NAME # SKIP WHY"
 #   ktap_done                      exit 0 only if every case passed and
 #                                  as many were reported as planned
-# harness/test.sh scores the output with harness/ktap-summary.awk, which
-# also checks the plan.
+# harness/host-tests.sh runs the host tests for harness/test.sh, counts
+# their results and checks their plans again.
 
 ktap_n=0
 ktap_failed=0

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Running a workload (a w-* program) in a memory cgroup under one of the
- * benchmark's configurations, for the tests and for bench-run.c.
+ * benchmark's configurations, for the tests and for runners/bench.c.
  *
  *   base           counter aging off: stock MGLRU
  *   hca            counter aging on (hca_lru_age=1)

@@ -123,8 +123,12 @@ static void hotcold(const char *config, const char *pressure, const char *secs, 
 
 	snprintf(h, sizeof(h), "%d", HOT_MB);
 	snprintf(c, sizeof(c), "%d", COLD_MB);
-	cg_create(CG, limit);
 	snap(&s0);
+	if (cg_create(CG, limit)) {
+		/* a limit that did not apply must not pass for a measurement */
+		report(config, "hotcold", pressure, limit, footprint, "", 1 << 8, &s0);
+		return;
+	}
 	st = wl_run(CG, argv, NULL, res, sizeof(res), NULL, NULL);
 	report(config, "hotcold", pressure, limit, footprint, res, st, &s0);
 }
@@ -143,9 +147,8 @@ static void memcached(const char *config, const char *pressure, const char *secs
 
 	snprintf(k, sizeof(k), "%d", MC_KEYS);
 	snprintf(v, sizeof(v), "%d", MC_VALUE);
-	cg_create(CG, 0);
 	unlink(MC_STATE);
-	mc = mc_start(CG, MC_PORT, MC_CACHE_MB);
+	mc = cg_create(CG, 0) ? -1 : mc_start(CG, MC_PORT, MC_CACHE_MB);
 	snap(&s0);
 	if (mc < 0) {
 		report(config, "memcached", pressure, 0, 0, "", 1 << 8, &s0);
@@ -157,8 +160,12 @@ static void memcached(const char *config, const char *pressure, const char *secs
 	/* the measured phase starts here: the load ran with no limit */
 	snap(&s0);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		cg_set_max(CG, limit);
-		st = wl_run(NULL, run, NULL, res, sizeof(res), NULL, NULL);
+		if (cg_set_max(CG, limit)) {
+			res[0] = '\0';		/* no measurement under a limit */
+			st = 1 << 8;
+		} else {
+			st = wl_run(NULL, run, NULL, res, sizeof(res), NULL, NULL);
+		}
 	}
 	report(config, "memcached", pressure, limit, footprint, res, st, &s0);
 	mc_stop(mc);

@@ -14,7 +14,7 @@
  * so it checked nothing; so does a switching run with fewer than two flips.
  *
  * The hot set is known by construction. The hca run also takes ground-truth
- * snapshots and lists its pages, and the host (harness/test.sh) checks
+ * snapshots and lists its pages, and the host (harness/boot-test.sh) checks
  * that the pages hot by design are the ones the emulator saw accessed most.
  */
 #include "hca.h"
@@ -42,7 +42,7 @@ static void flip(void *arg, int n)
  * limit pressed (pages went out to swap: without that nothing was
  * checked), and with toggle if hca_lru_age was flipped at least twice.
  * With truth, it also prints its pages' pfns and generations and takes
- * ground truth snapshots, which the host scores (harness/test.sh).
+ * ground truth snapshots, which the host scores (harness/boot-test.sh).
  */
 static int run(const char *config, int toggle, int truth, double *cold_share,
 	       double *swapped)
@@ -55,6 +55,7 @@ static int run(const char *config, int toggle, int truth, double *cold_share,
 	long long in0 = vmstat("pswpin"), out0 = vmstat("pswpout"), out;
 	int st, flips = 0, intact;
 
+	*swapped = *cold_share = 0;
 	if (wl_config(config) || cg_create(CG, (long long)TOTAL_MB * 2 / 3 << 20)) {
 		ktap_diag("%s: cannot set the knobs or the cgroup up", config);
 		return 0;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Host test: harness/ktap.sh, the KTAP emitter of the host tests, whose
-# output harness/test.sh counts line by line.
+# output harness/host-tests.sh counts line by line.
 set -u
 K=$(dirname "$0")/../../harness/ktap.sh
 . "$K"
