@@ -51,6 +51,17 @@ static inline void ktap_skip(const char *name, const char *why)
 	printf("ok %d %s # SKIP %s\n", ++ktap_nr, name, why);
 }
 
+/*
+ * ktap_todo(): a known defect showed itself: "not ok N name # TODO why".
+ * The host lists it as a known failure and counts it with the skipped
+ * cases, so the run is not failed by a defect already filed; anything the
+ * defect does not explain must still be a ktap_result() failure.
+ */
+static inline void ktap_todo(const char *name, const char *why)
+{
+	printf("not ok %d %s # TODO %s\n", ++ktap_nr, name, why);
+}
+
 /* ktap_end(): the exit status of the test: 0 if all passed as planned */
 static inline int ktap_end(void)
 {

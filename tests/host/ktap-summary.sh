@@ -23,6 +23,7 @@ rows=(
 "top-level-leaf||$L: 14 passed, 0 failed, 2 skipped|  ok   t02-memcg-swap                           1 passed, 0 failed, 0 skipped"
 "kernel-warning||$L: 12 passed, 1 failed, 2 skipped|FAIL kernel log has 2 problem line(s):"
 "failing-case||$L: 12 passed, 1 failed, 2 skipped|failed case: decay_moves_count"
+"known-failure||$L: 12 passed, 0 failed, 3 skipped|known failure, not counted as passed: decay_moves_count # TODO memcg OOM kill, see issue 11"
 "crashed-program||$L: 13 passed, 1 failed, 2 skipped|failed case: t10-hca # killed by signal 11"
 "no-kunit||$L: 7 passed, 1 failed, 0 skipped|FAIL KUnit did not run at boot (no KTAP before init)"
 "missing-plan||$L: 12 passed, 1 failed, 2 skipped|FAIL t10-hca: no plan (no 1..N line), 2 result(s)"
