@@ -6,7 +6,7 @@
  * include/uapi/misc/hca_emu.h (added by patch 11 in patches/), the header
  * the guest's hca-emu driver includes. The Makefile extracts that header
  * from the series into the build directory, so the plugin cannot be built
- * against another layout than the driver's; tests/host/abi.sh checks the
+ * against another layout than the driver's; emulator/tests/abi.sh checks the
  * tables the plugin and hca-size write against it.
  *
  * What is here is how the host side fills the table, which the driver

@@ -53,4 +53,15 @@ emu_poke32() {
 		dd of="$1" bs=4 seek=$(($2 / 4)) count=1 conv=notrunc status=none
 }
 
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+wait_for() {
+	local i n=$(($1 * 10))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 . "$HWAGE_TOP/harness/ktap.sh"

@@ -22,17 +22,6 @@ truth_body() {
 	grep -v '^#' "$1" 2>/dev/null
 }
 
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
-wait_for() {
-	local i n=$(($1 * 10))
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 ktap_plan 20
 emu_build
 ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"

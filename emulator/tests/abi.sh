@@ -19,7 +19,7 @@
 # fails here.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../../emulator/tests/lib.sh"
+. "$here/lib.sh"
 . "$HWAGE_TOP/harness/series.sh"
 tmp=$(mktemp -d)
 qpid=
@@ -124,17 +124,6 @@ entry_base() {
 # header_field FILE FIELD: one field of the header.
 header_field() {
 	read_field "$1" "${OFF[hca_table_header.$2]}" "${SIZE[hca_table_header.$2]}"
-}
-
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
-wait_for() {
-	local i n=$(($1 * 10))
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 ktap_plan 12

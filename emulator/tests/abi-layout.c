@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * abi-layout - the counter table's layout as the kernel series' header,
- * include/uapi/misc/hca_emu.h, defines it, for tests/host/abi.sh:
+ * include/uapi/misc/hca_emu.h, defines it, for tests/abi.sh:
  *
  *	struct NAME SIZE
  *	field NAME.FIELD OFFSET SIZE	every field, in declaration order
