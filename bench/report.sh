@@ -3,15 +3,21 @@
 # Summarise a benchmark's results.csv (bench/run.sh):
 #   bench/report.sh DIR      writes DIR/summary.md and DIR/*.png, prints the table
 # Medians over the runs, spread as min-max, ratios of medians to base at the
-# same target, workload and pressure.
+# same target, workload and pressure, with a 95% bootstrap confidence
+# interval (bench/bootstrap.c) for throughput and the work-normalised
+# figures; a second table gives the figures per unit of work.
 set -u
 . "$(dirname "$0")/../harness/lib.sh"
 DIR=${1:?usage: bench/report.sh DIR}
 csv=$DIR/results.csv
 [ -s "$csv" ] || die "no results in $csv"
+tools=$(mktemp -d)
+trap 'rm -rf "$tools"' EXIT
+cc -O2 -o "$tools/bootstrap" "$HWAGE_TOP/bench/bootstrap.c" -lm ||
+	die "bench/bootstrap.c did not build"
 
 # metric table: name in the summary, expression over CSV columns
-awk -F, -v dir="$DIR" '
+awk -F, -v dir="$DIR" -v bs="$tools/bootstrap" '
 function med(key, m,    n, i, j, t, a) {
 	n = cnt[key, m]
 	for (i = 1; i <= n; i++) a[i] = val[key, m, i]
@@ -25,6 +31,24 @@ function add(key, m, x) { if (x == "") return; val[key, m, ++cnt[key, m]] = x + 
 function fmt(x) { if (x == "") return "-"; if (x >= 1e6) return sprintf("%.3gM", x / 1e6); if (x >= 1e4) return sprintf("%.0fk", x / 1e3); if (x == int(x)) return sprintf("%d", x); return sprintf("%.3g", x) }
 function cell(key, m,    x) { x = med(key, m); if (x == "") return "-"; return fmt(x) (cnt[key, m] > 1 ? " (" fmt(lo[key, m]) "-" fmt(hi[key, m]) ")" : "") }
 function ratio(key, bkey, m,    a, b) { a = med(key, m); b = med(bkey, m); if (a == "" || b == "" || b == 0) return "-"; return sprintf("%.2f", a / b) }
+function vals(key, m,    i, s) { for (i = 1; i <= cnt[key, m]; i++) s = s " " val[key, m, i]; return s }
+# ratio of medians to base with its 95% bootstrap interval, and "yes" in
+# real[] if the interval excludes 1
+function ci(key, bkey, m,    cmd, line, f) {
+	real[key, m] = "-"
+	if (key == bkey) return "1.00"
+	if (!cnt[key, m] || !cnt[bkey, m]) return "-"
+	cmd = bs vals(key, m) " /" vals(bkey, m)
+	line = ""
+	cmd | getline line
+	close(cmd)
+	split(line, f, " ")
+	if (f[3] == "-" || f[3] == "") return "-"
+	if (f[4] == "-") return sprintf("%.2f", f[3])
+	real[key, m] = f[6]
+	return sprintf("%.2f [%.2f, %.2f]", f[3], f[4], f[5])
+}
+function per(x, y) { return (x == "" || y == "" || y + 0 <= 0) ? "" : x / y }
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
 	key = col("arch") "|" col("workload") "|" col("pressure") "|" col("config")
@@ -40,16 +64,26 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	if (col("cpu_sys_usec") != "") add(key, "sys_ms", col("cpu_sys_usec") / 1e3)
 	add(key, "prec", col("cls_precision")); add(key, "rec", col("cls_recall"))
 	if (col("swapped") > 0) add(key, "coldev", col("swapped_cold") / col("swapped"))
+	# per unit of work: per 1000 operations, per page reclaimed
+	kops = col("ops") == "" ? "" : col("ops") / 1000
+	if (col("workingset_refault_anon") != "")
+		add(key, "rf_kop", per(col("workingset_refault_anon") + col("workingset_refault_file"), kops))
+	add(key, "mj_kop", per(col("pgmajfault"), kops))
+	add(key, "si_kop", per(col("pswpin"), kops))
+	add(key, "scan_steal", per(col("pgscan"), col("pgsteal")))
+	if (col("aging_ns") != "" && col("aging_ns") >= 0) add(key, "aging_rec", per(col("aging_ns"), col("pgsteal")))
+	if (col("look_around_ns") != "" && col("look_around_ns") >= 0) add(key, "la_rec", per(col("look_around_ns"), col("pgsteal")))
 }
 END {
-	print "| target | workload | pressure | config | runs | ops/s | vs base | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | evicted cold |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| target | workload | pressure | config | runs | ops/s | vs base [95% CI] | differs | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | evicted cold |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]; split(k, f, "|")
 		b = f[1] "|" f[2] "|" f[3] "|base"
-		printf "| %s | %s | %sx | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		r = ci(k, b, "ops")
+		printf "| %s | %s | %sx | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			f[1], f[2], f[3], f[4], runs[k], bad[k] ? " (" bad[k] " failed)" : "",
-			cell(k, "ops"), ratio(k, b, "ops"), cell(k, "p99"), cell(k, "refaults"), ratio(k, b, "refaults"),
+			cell(k, "ops"), r, real[k, "ops"], cell(k, "p99"), cell(k, "refaults"), ratio(k, b, "refaults"),
 			cell(k, "pswpout"), cell(k, "aging_ms"), ratio(k, b, "aging_ms"), cell(k, "la_ms"), cell(k, "sys_ms"),
 			cell(k, "prec"), cell(k, "rec"), cell(k, "coldev")
 		# plot data: one file per target and workload
@@ -58,13 +92,29 @@ END {
 		printf "\"%sx %s\" %s %s %s %s %s %s\n", f[3], f[4], med(k, "ops"), lo[k, "ops"], hi[k, "ops"],
 			(med(k, "refaults") == "" ? 0 : med(k, "refaults")), lo[k, "refaults"] + 0, hi[k, "refaults"] + 0 > pf
 	}
+	print ""
+	print "Per unit of work (medians; kop = 1000 operations, reclaimed = pgsteal):"
+	print ""
+	print "| target | workload | pressure | config | refaults/kop | vs base [95% CI] | differs | major faults/kop | swap-ins/kop | scanned/reclaimed | aging ns/reclaimed | vs base [95% CI] | differs | look-around ns/reclaimed |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= nk; i++) {
+		k = keys[i]; split(k, f, "|")
+		b = f[1] "|" f[2] "|" f[3] "|base"
+		r = ci(k, b, "rf_kop"); r2 = ci(k, b, "aging_rec")
+		printf "| %s | %s | %sx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			f[1], f[2], f[3], f[4], cell(k, "rf_kop"), r, real[k, "rf_kop"],
+			cell(k, "mj_kop"), cell(k, "si_kop"), cell(k, "scan_steal"),
+			cell(k, "aging_rec"), r2, real[k, "aging_rec"], cell(k, "la_rec")
+	}
 }' "$csv" >"$DIR/summary.md" || die "could not summarise $csv"
 
 {
 	echo
 	echo "Medians over the runs, (min-max) spread; 'vs base' is the ratio of medians to base"
-	echo "at the same target, workload and pressure. Refaults: workingset_refault_anon + _file;"
-	echo "aging: CPU time in try_to_inc_max_seq (page-table walk or counter sampling);"
+	echo "at the same target, workload and pressure; [95% CI] its percentile bootstrap"
+	echo "interval (10000 resamples of each side's runs, bench/bootstrap.c), and 'differs'"
+	echo "says whether that interval excludes 1.0 (- with fewer than 2 runs a side)."
+	echo "Refaults: workingset_refault_anon + _file; aging: CPU time in try_to_inc_max_seq (page-table walk or counter sampling);"
 	echo "precision/recall: the hot set among the youngest generation, scored with the"
 	echo "emulator's ground truth; evicted cold: share of the pages swapped out at the end"
 	echo "that are cold by design. Settings of every run: results.csv."

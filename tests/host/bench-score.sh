@@ -7,7 +7,7 @@ S=$(dirname "$0")/../../bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../harness/ktap.sh"
-ktap_plan 5
+ktap_plan 6
 
 # Pages (pfn 0x10-0x14): 0x10 and 0x11 hot by design; during the run 0x10,
 # 0x11 and 0x13 were accessed most (100, 90, 45), and 0x10, 0x11, 0x13 sit
@@ -43,20 +43,31 @@ out=$(bash "$S/score.sh" "$log" | head -n 1)
 [ "$out" = "- - - - -" ]
 ktap_ok missing_snapshot_scores_nothing $? "got: $out"
 
-# The report: medians, spread and ratios to base.
+# The report: medians, spread and ratios to base with their interval, and
+# the figures per unit of work. hca's refaults per 1000 operations: 100 /
+# 2 = 50 in both runs, base's 300 / 1, 100 / 1, 200 / 2 = 300, 100, 100;
+# so the ratio is 50 / 100 = 0.50 and every resample gives 50 over 100 or
+# 300: the interval [0.17, 0.50] excludes 1. Aging per reclaimed page:
+# 4000 / 10 = 400 ns (hca) against 1000 ns (base). ops/s: a resample
+# median of hca's {250, 210} is 210 with probability 1/4 and one of base's
+# {100, 300, 200} is 300 with probability 7/27, so the lowest ratio, 210 /
+# 300 = 0.70, has more than 2.5% and is the interval's low end; 2.50 (250 /
+# 100) likewise its high end.
 mkdir "$tmp/b"
 {
-	echo "arch,run,config,workload,pressure,ops_per_s,p99_us,errors,misses,exit,workingset_refault_anon,workingset_refault_file,swapped,swapped_cold"
-	echo "x86_64,1,base,hotcold,2,100,10,0,,0,300,0,10,9"
-	echo "x86_64,2,base,hotcold,2,300,10,0,,0,100,0,10,9"
-	echo "x86_64,3,base,hotcold,2,200,10,0,,0,200,0,10,9"
-	echo "x86_64,1,hca,hotcold,2,250,10,0,,0,100,0,10,10"
-	echo "x86_64,2,hca,hotcold,2,210,10,1,,1,100,0,10,10"
+	echo "arch,run,config,workload,pressure,ops_per_s,p99_us,ops,errors,misses,exit,workingset_refault_anon,workingset_refault_file,pgscan,pgsteal,pgmajfault,pswpin,aging_ns,swapped,swapped_cold"
+	echo "x86_64,1,base,hotcold,2,100,10,1000,0,,0,300,0,20,10,30,40,10000,10,9"
+	echo "x86_64,2,base,hotcold,2,300,10,1000,0,,0,100,0,20,10,30,40,10000,10,9"
+	echo "x86_64,3,base,hotcold,2,200,10,2000,0,,0,200,0,20,10,30,40,10000,10,9"
+	echo "x86_64,1,hca,hotcold,2,250,10,2000,0,,0,100,0,40,10,60,80,4000,10,10"
+	echo "x86_64,2,hca,hotcold,2,210,10,2000,1,,1,100,0,40,10,60,80,4000,10,10"
 } >"$tmp/b/results.csv"
 out=$(HWAGE_TOP=$S/.. bash "$S/report.sh" "$tmp/b" 2>&1)
-grep -q '^| x86_64 | hotcold | 2x | base | 3 | 200 (100-300) | 1.00 |' <<<"$out" &&
-	grep -q '^| x86_64 | hotcold | 2x | hca | 2 (1 failed) | 230 (210-250) | 1.15 | 10 (10-10) | 100 (100-100) | 0.50 |' <<<"$out"
+grep -q '^| x86_64 | hotcold | 2x | base | 3 | 200 (100-300) | 1.00 | - |' <<<"$out" &&
+	grep -q '^| x86_64 | hotcold | 2x | hca | 2 (1 failed) | 230 (210-250) | 1.15 \[0.70, 2.50\] | no | 10 (10-10) | 100 (100-100) | 0.50 |' <<<"$out"
 ktap_ok report_medians_and_ratios $? "$out"
+grep -q '^| x86_64 | hotcold | 2x | hca | 50 (50-50) | 0.50 \[0.17, 0.50\] | yes | 30 (30-30) | 40 (40-40) | 4 (4-4) | 400 (400-400) | 0.40 \[0.40, 0.40\] | yes |' <<<"$out"
+ktap_ok report_per_unit_of_work $? "$out"
 [ -s "$tmp/b/x86_64-hotcold.png" ] || ! command -v gnuplot >/dev/null
 ktap_ok report_plots $? "$(ls "$tmp/b")"
 ktap_done
