@@ -35,11 +35,25 @@
 #define COLD_MB 48
 #define ROUNDS 6
 
-/* From the cgroup's memory.stat: limit reclaim is not in /proc/vmstat's pgscan. */
-static const char *const counters[] = {
-	"pgscan", "pgsteal", "pswpout", "pswpin",
-	"workingset_refault_anon", "workingset_activate_anon", NULL,
+/*
+ * Reclaim and refaults from the cgroup's memory.stat (limit reclaim is not
+ * in /proc/vmstat's pgscan); swap traffic from /proc/vmstat, since
+ * memory.stat has no pswpin/pswpout (the demo's cgroup is the only one
+ * that swaps).
+ */
+static const struct {
+	const char *name;
+	int vmstat;
+} counters[] = {
+	{ "pgscan", 0 }, { "pgsteal", 0 }, { "pswpout", 1 }, { "pswpin", 1 },
+	{ "workingset_refault_anon", 0 }, { "workingset_activate_anon", 0 }, { NULL, 0 },
 };
+
+static long long counter(int i)
+{
+	return counters[i].vmstat ? vmstat(counters[i].name) :
+				    cg_stat(CG, "memory.stat", counters[i].name);
+}
 
 static void workload(void)
 {
@@ -100,8 +114,8 @@ int main(void)
 	}
 	printf("demo: memcg limit %d MiB, workload: %d MiB hot (re-read), %d MiB cold (touched once)\n",
 	       LIMIT_MB, HOT_MB, COLD_MB);
-	for (i = 0; counters[i]; i++)
-		base[i] = cg_stat(CG, "memory.stat", counters[i]);
+	for (i = 0; counters[i].name; i++)
+		base[i] = counter(i);
 	pid = fork();
 	if (pid == 0)
 		workload();
@@ -109,10 +123,10 @@ int main(void)
 		sleep(3);
 		printf("--- round %d/%d\n", r, ROUNDS);
 		print_memcg_gens();
-		printf("  memory.stat since start:");
-		for (i = 0; counters[i]; i++) {
-			now = cg_stat(CG, "memory.stat", counters[i]);
-			printf(" %s %lld", counters[i], now - base[i]);
+		printf("  since start:");
+		for (i = 0; counters[i].name; i++) {
+			now = counter(i);
+			printf(" %s %lld", counters[i].name, now - base[i]);
 		}
 		printf("\n");
 	}
