@@ -15,6 +15,8 @@ S := harness
 ##   test            set up, build and test both targets; ends "N passed, N failed"
 ##   bench           A/B benchmark: base, hca, hca-noref, unconstrained
 ##                   (bench/run.sh lists its HWAGE_BENCH_* settings)
+##   bench-short     a development run: base and hca, 3 boots each, 1.2x,
+##                   both targets (any HWAGE_BENCH_* setting still applies)
 ##
 ##   setup           install the missing Debian packages (harness/setup.sh)
 ##   tree            setup, then apply patches/series to the cache's kernel tree
@@ -58,6 +60,10 @@ emulator: setup
 bench:
 	@bash bench/run.sh
 
+bench-short:
+	@HWAGE_BENCH_RUNS=$${HWAGE_BENCH_RUNS:-3} HWAGE_BENCH_CONFIGS="$${HWAGE_BENCH_CONFIGS:-base hca}" \
+		HWAGE_BENCH_PRESSURES=$${HWAGE_BENCH_PRESSURES:-1.2} bash bench/run.sh
+
 bench-emulator: emulator
 	@bash emulator/slowdown.sh
 
@@ -78,4 +84,4 @@ clean:
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all help setup tree kernel initramfs boot test demo emulator bench bench-emulator check-series clean distclean
+.PHONY: all help setup tree kernel initramfs boot test demo emulator bench bench-short bench-emulator check-series clean distclean
