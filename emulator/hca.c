@@ -749,7 +749,7 @@ static int parse_option(const char *opt)
 		free(truth_path);
 		truth_path = strdup(val);
 	} else if (!strcmp(key, "ram")) {
-		if (!parse_size(val, &v) || !v || v > (1ULL << 40))
+		if (!parse_size(val, &v) || v > (1ULL << 40))
 			return bad_value(key, val, "want a size up to 1T, "
 					 "e.g. 1G");
 		ram_size = v;

@@ -101,7 +101,7 @@ static inline int lru_gen_each(const char *file, int (*fn)(const struct lru_gen_
  * the largest max_seq and hotness max, and the sum of the aging times.
  */
 struct lru_gen_scan {
-	int memcgs, nodes, gens, short_nodes, aging_lines, hotness_lines;
+	int memcgs, nodes, gens, short_nodes, aging_lines;
 	int first_memcg, first_nid;
 	long long max_seq, hot_max, aging[4];
 	/* the filter, set by lru_gen_scan() */
@@ -145,7 +145,6 @@ static inline int lru_gen__scan_line(const struct lru_gen_line *l, void *arg)
 			s->max_seq = l->v[0];
 		break;
 	case LG_HOTNESS:
-		s->hotness_lines++;
 		if (l->v[0] > s->hot_max)
 			s->hot_max = l->v[0];
 		break;

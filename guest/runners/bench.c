@@ -57,8 +57,8 @@ static void aging_stats(long long v[4])
 	struct lru_gen_scan s;
 	int i;
 
-	if (lru_gen_scan(LRU_GEN_FULL, cg_path(CG), -1, -1, &s))
-		s.aging[0] = s.aging[1] = s.aging[2] = s.aging[3] = -1;
+	/* no aging lines, or no file: -1 in every field */
+	lru_gen_scan(LRU_GEN_FULL, cg_path(CG), -1, -1, &s);
 	for (i = 0; i < 4; i++)
 		v[i] = s.aging[i];
 }
