@@ -11,45 +11,33 @@
  * table is the kernel series' include/uapi/misc/hca_emu.h, the driver's
  * own header (see hca-table.h).
  *
- *   -object memory-backend-ram,id=ram0,size=1G -machine memory-backend=ram0
  *   -object memory-backend-file,id=hca,share=on,mem-path=/dev/shm/t,size=S
  *   -device ivshmem-plain,memdev=hca
  *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
- *           [,decay=100000000][,ifetch=off][,truth=PATH][,fast=on]
- *           [,clock=cb][,lines=on] -d plugin
+ *           [,decay=100000000][,ifetch=off][,truth=PATH][,lines=on]
+ *           -d plugin
  *
  * S is printed by "hca-size 1G 4096" (see hca_table_size()).
  *
- * Limitations of QEMU's plugin API v1, and what this file does about them:
- *  - qemu_plugin_hwaddr_phys_addr() is not the guest-physical address but
- *    the RAM block's offset in QEMU's ram_addr space, plus the in-block
- *    offset, plus the block's region address.  The main RAM block must be
- *    created first (offset 0) so that its accesses map to guest pages;
- *    anything at or beyond ram= is dropped.  Other RAM-backed regions (the
- *    ivshmem BAR holding this very table, ROMs) then land beyond ram= and
- *    are dropped too, as long as main RAM is the first block (the host test
- *    emulator/tests/truth.sh checks this for the BAR).  If it is not,
- *    their accesses cannot be told apart from main RAM and are counted
- *    against wrong pfns: the order of the QEMU options matters.
- *  - Resolving that address costs about 10 ns per access through the
- *    public API.  On QEMU 7.2 (major and minor version checked at start
- *    through the exported qmp_query_version()), the plugin reads is_io and the host
- *    address from QEMU's private struct qemu_plugin_hwaddr instead, and
- *    subtracts the host base of guest RAM, learnt from the public API; the
- *    result is checked against the public API on the first access of each
- *    vCPU and then once every 4096 counted accesses, and any disagreement
- *    turns the shortcut off for good.  fast=off uses the public API only.
- *  - Instruction fetches have no physical address in API v1, so ifetch=on
- *    is refused rather than approximated.
+ * Written for QEMU 10.0's plugin API (version 4).  What it sees, and what it
+ * does not:
+ *  - qemu_plugin_hwaddr_phys_addr() is the guest-physical address, read
+ *    from the vCPU's TLB entry: entry N counts page N of guest-physical
+ *    memory, whatever the memory backends and their order.  Accesses at or
+ *    beyond ram= are dropped, and so are the ivshmem BAR holding this very
+ *    table and ROMs, as long as they sit above ram= (the host test
+ *    emulator/tests/truth.sh checks this for the BAR).
+ *  - An x86 guest with more RAM than fits below its PCI hole (3 GiB on
+ *    -M pc, 2 GiB on q35) has the rest above 4 GiB: those pages lie beyond
+ *    ram= and are not counted.
+ *  - Instruction fetches have no physical address in the API, so
+ *    ifetch=on is refused rather than approximated.
  *  - Only CPU accesses are seen; device DMA is not.
- *  - An x86 guest with more than about 3 GiB of RAM splits its RAM around
- *    the PCI hole: RAM offsets are then not guest-physical addresses.
  *
  * License: GNU GPL, version 2 or later.
  *   See the COPYING file in the top-level directory.
  */
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -86,8 +74,6 @@ static unsigned int page_shift = 12;
 static uint64_t nr_pages;
 static uint32_t sample = 1;
 static uint64_t decay_insns = 100000000;
-static bool fast = true;
-static bool clock_inline;
 /*
  * lines=on (the default): an access that continues a sweep through one
  * cache line, i.e. touches the same 64-byte line as the vCPU's previous
@@ -127,21 +113,14 @@ static uint32_t truth_served;
 
 /*
  * The clock.  Decays are clocked on guest instructions, so that decay
- * periods do not depend on the speed or load of the host: each translated block adds its length
- * to a per-vCPU count when it starts executing, and a vCPU adds that count
- * to the global clock every clock_chunk instructions and when it goes idle.
- * A flush that finds the clock past next_decay applies the decays that are
+ * periods do not depend on the speed or load of the host: each translated
+ * block adds its length to its vCPU's count in a scoreboard, by an inline
+ * operation (no call, and exact: each vCPU has its own count), and a
+ * conditional callback on the same block flushes the count into the global
+ * clock once it reaches clock_chunk; a vCPU going idle flushes too.  A
+ * flush that finds the clock past next_decay applies the decays that are
  * due, and a flush also checks whether the guest asked for a ground-truth
  * dump.
- *
- * That block callback costs about a fifth of the guest's speed on Linux
- * code, whose blocks are short.  clock=inline replaces it by an inline add
- * of the block length to one of a few shared counters (picked by block
- * address, one cache line each), which costs next to nothing but is not
- * atomic: vCPUs running at the same time lose some of their adds, so the
- * clock may run slow and decays come late.  The sum of the counters is then
- * looked at every HCA_INLINE_CHECK counted accesses of a vCPU (and when it
- * goes idle), which does what a flush does.
  *
  * Per-vCPU state also carries the sampling countdown: with sample=N, the
  * next access counted is drawn uniformly in [1, 2N-1] accesses ahead (mean
@@ -156,9 +135,6 @@ static uint32_t truth_served;
  * entry the guest reads or clears may lag by those pending counts.
  */
 #define HCA_PENDING		4	/* slots, direct-mapped by pfn */
-#define HCA_FAST_CHECK		4096	/* fast-path checks, see ram_offset() */
-#define HCA_CLOCK_SHARDS	8	/* clock=inline counters */
-#define HCA_INLINE_CHECK	256	/* counted accesses between looks */
 
 struct hca_pending {
 	uint64_t pfn;
@@ -166,11 +142,8 @@ struct hca_pending {
 };
 
 struct hca_vcpu {
-	uint64_t insns;		/* instructions not yet added to the clock */
 	uint64_t rng;		/* xorshift64 state, never 0 */
 	uint32_t countdown;	/* accesses until the next counted one */
-	uint32_t fast_check;	/* fast-path results until the next check */
-	uint32_t clock_check;	/* clock=inline: accesses until a look */
 	uint64_t last_vaddr[2];	/* lines=on: the last two accesses */
 	uint64_t *truth;	/* exact counts of this vCPU, or NULL */
 	struct hca_pending pending[HCA_PENDING];
@@ -178,24 +151,19 @@ struct hca_vcpu {
 
 static struct hca_vcpu *vcpus;
 static unsigned int nr_vcpus;
+static struct qemu_plugin_scoreboard *clock_sb;
+static qemu_plugin_u64 vcpu_insns;	/* per vCPU, not yet in clock_insns */
 static uint64_t clock_insns;
-static struct {
-	uint64_t n;
-} __attribute__((aligned(64))) clock_shard[HCA_CLOCK_SHARDS];
 static uint64_t clock_chunk;
 static uint64_t next_decay;
 static uint64_t epoch;
 static pthread_mutex_t decay_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Guest instructions so far (but those vCPUs have not flushed yet). */
+/* Guest instructions so far, flushed or not. */
 static uint64_t clock_now(void)
 {
-	uint64_t now = __atomic_load_n(&clock_insns, __ATOMIC_RELAXED);
-	unsigned int i;
-
-	for (i = 0; i < HCA_CLOCK_SHARDS; i++)
-		now += __atomic_load_n(&clock_shard[i].n, __ATOMIC_RELAXED);
-	return now;
+	return __atomic_load_n(&clock_insns, __ATOMIC_RELAXED) +
+	       qemu_plugin_u64_sum(vcpu_insns);
 }
 
 /*
@@ -381,16 +349,19 @@ static void truth_request(uint32_t req)
 	pthread_mutex_unlock(&truth_lock);
 }
 
-/* Add a vCPU's instructions to the clock; run what is due. */
-static void clock_flush(struct hca_vcpu *v)
+/*
+ * Add a vCPU's instructions to the clock; run what is due.  Runs on that
+ * vCPU's thread, so its scoreboard count does not move meanwhile.
+ */
+static void clock_flush(unsigned int cpu_index)
 {
-	uint64_t now;
+	uint64_t now, n = qemu_plugin_u64_get(vcpu_insns, cpu_index);
 	uint32_t req;
 
-	pending_flush(v);
-	if (v->insns) {
-		__atomic_add_fetch(&clock_insns, v->insns, __ATOMIC_RELAXED);
-		v->insns = 0;
+	pending_flush(&vcpus[cpu_index]);
+	if (n) {
+		__atomic_add_fetch(&clock_insns, n, __ATOMIC_RELAXED);
+		qemu_plugin_u64_set(vcpu_insns, cpu_index, 0);
 	}
 	now = clock_now();
 	if (now >= __atomic_load_n(&next_decay, __ATOMIC_RELAXED))
@@ -403,114 +374,19 @@ static void clock_flush(struct hca_vcpu *v)
 }
 
 /*
- * Physical addresses.  ram_offset() returns the guest RAM offset of a RAM
- * access (>= ram_size if it is not in main RAM), by the public API or, on
- * QEMU 7.2, by the checked shortcut described at the top of this file:
- * main RAM is one contiguous host mapping, so offset = host - fast_base.
+ * Execution callbacks.  The block's conditional callback runs the clock;
+ * the memory callback runs for every load and store and only resolves the
+ * physical address of the accesses it counts, which is what makes sampling
+ * cheap.  With truth= every access is resolved.
  */
-struct qemu72_plugin_hwaddr {		/* include/qemu/plugin-memory.h */
-	bool is_io;
-	bool is_store;
-	union {
-		struct {
-			void *section;
-			uint64_t offset;
-		} io;
-		struct {
-			void *hostaddr;
-		} ram;
-	} v;
-};
-
-static bool fast_ok;			/* QEMU 7.2 and fast=on, no mismatch */
-static uintptr_t fast_base;		/* host address of guest RAM offset 0 */
-
-static inline uintptr_t qemu72_hostaddr(struct qemu_plugin_hwaddr *hw)
+static void vcpu_tb_clock(unsigned int cpu_index, void *udata)
 {
-	return (uintptr_t)((struct qemu72_plugin_hwaddr *)hw)->v.ram.hostaddr;
-}
-
-static inline bool hwaddr_is_io(struct qemu_plugin_hwaddr *hw)
-{
-	if (likely(__atomic_load_n(&fast_ok, __ATOMIC_RELAXED)))
-		return ((struct qemu72_plugin_hwaddr *)hw)->is_io;
-	return qemu_plugin_hwaddr_is_io(hw);
-}
-
-/*
- * Check the shortcut against the public answer @off, of an access that one
- * of them puts in main RAM; the first check learns fast_base.
- */
-static void fast_check(struct hca_vcpu *v, struct qemu_plugin_hwaddr *hw,
-		       uint64_t off)
-{
-	uintptr_t base = qemu72_hostaddr(hw) - off, cur = 0;
-
-	v->fast_check = HCA_FAST_CHECK;
-	if (off < ram_size &&
-	    (__atomic_compare_exchange_n(&fast_base, &cur, base, false,
-					 __ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
-	     cur == base))
-		return;
-	__atomic_store_n(&fast_ok, false, __ATOMIC_RELAXED);
-	__atomic_store_n(&fast_base, 0, __ATOMIC_RELAXED);
-	qemu_plugin_outs("hca: fast path disagrees with the plugin API, "
-			 "using the API only\n");
-}
-
-static inline uint64_t ram_offset(struct hca_vcpu *v,
-				  struct qemu_plugin_hwaddr *hw)
-{
-	uintptr_t base = __atomic_load_n(&fast_base, __ATOMIC_RELAXED);
-	uint64_t off, fast_off = UINT64_MAX;
-
-	if (likely(base)) {
-		fast_off = qemu72_hostaddr(hw) - base;
-		if (likely(fast_off < ram_size && --v->fast_check))
-			return fast_off;
-	}
-	off = qemu_plugin_hwaddr_phys_addr(hw);
-	if ((off < ram_size || fast_off < ram_size) &&
-	    __atomic_load_n(&fast_ok, __ATOMIC_RELAXED))
-		fast_check(v, hw, off);
-	return off;
-}
-
-/* The exact QEMU version, from QMP's query-version (exported by QEMU). */
-static bool qemu_is_7_2(void)
-{
-	struct {
-		struct { int64_t major, minor, micro; } *qemu;
-		char *package;
-	} *vi;
-	void *(*query_version)(void **errp);
-
-	*(void **)&query_version = dlsym(RTLD_DEFAULT, "qmp_query_version");
-	if (!query_version)
-		return false;
-	vi = query_version(NULL);
-	return vi && vi->qemu && vi->qemu->major == 7 && vi->qemu->minor == 2;
-}
-
-/*
- * Execution callbacks.  The block callback runs the clock; the memory
- * callback runs for every load and store (QEMU_PLUGIN_MEM_RW: the R/W
- * filter of 7.2 is broken) and only resolves the physical address of the
- * accesses it counts, which is what makes sampling cheap.  With truth= every
- * access is resolved.
- */
-static void vcpu_tb_exec(unsigned int cpu_index, void *udata)
-{
-	struct hca_vcpu *v = &vcpus[cpu_index];
-
-	v->insns += (uintptr_t)udata;
-	if (unlikely(v->insns >= clock_chunk))
-		clock_flush(v);
+	clock_flush(cpu_index);
 }
 
 static void vcpu_idle(qemu_plugin_id_t id, unsigned int cpu_index)
 {
-	clock_flush(&vcpus[cpu_index]);
+	clock_flush(cpu_index);
 }
 
 /* A counted access, or any access with truth=: resolve and count it. */
@@ -521,14 +397,10 @@ vcpu_mem_resolve(struct hca_vcpu *v, bool counted, qemu_plugin_meminfo_t info,
 	struct qemu_plugin_hwaddr *hw;
 	uint64_t pfn;
 
-	if (clock_inline && unlikely(--v->clock_check == 0)) {
-		v->clock_check = HCA_INLINE_CHECK;
-		clock_flush(v);
-	}
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
-	if (!hw || hwaddr_is_io(hw))
+	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		goto out;
-	pfn = ram_offset(v, hw) >> page_shift;
+	pfn = qemu_plugin_hwaddr_phys_addr(hw) >> page_shift;
 	if (pfn >= nr_pages)
 		goto out;
 	if (truth)
@@ -585,24 +457,20 @@ static void vcpu_mem_truth(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 }
 
 /*
- * Translation: one block callback carrying the block length, and one memory
- * callback per instruction (it only fires for instructions that access
- * memory).
+ * Translation: per block, an inline add of its length to the vCPU's count
+ * and a callback when that count reaches clock_chunk; per instruction, a
+ * memory callback (it only fires for instructions that access memory).
  */
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	size_t i;
 
-	if (clock_inline)
-		qemu_plugin_register_vcpu_tb_exec_inline(tb,
-			QEMU_PLUGIN_INLINE_ADD_U64,
-			&clock_shard[(qemu_plugin_tb_vaddr(tb) >> 4) %
-				     HCA_CLOCK_SHARDS].n, n);
-	else
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, vcpu_tb_exec,
-						     QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)(uintptr_t)n);
+	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
+		QEMU_PLUGIN_INLINE_ADD_U64, vcpu_insns, n);
+	qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, vcpu_tb_clock,
+		QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_GE, vcpu_insns,
+		clock_chunk, NULL);
 	for (i = 0; i < n; i++)
 		qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
 						 truth ? vcpu_mem_truth : vcpu_mem,
@@ -622,12 +490,8 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	 * vCPU exits QEMU itself (isa-debug-exit): then the others may still
 	 * run, and a count they make meanwhile may be missed or added twice.
 	 */
-	for (i = 0; i < nr_vcpus; i++) {
+	for (i = 0; i < nr_vcpus; i++)
 		pending_flush(&vcpus[i]);
-		__atomic_add_fetch(&clock_insns, vcpus[i].insns,
-				   __ATOMIC_RELAXED);
-		vcpus[i].insns = 0;
-	}
 	insns = clock_now();
 	if (truth) {
 		pthread_mutex_lock(&truth_lock);
@@ -637,15 +501,14 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 			truth_report_error(err);
 	}
 	snprintf(msg, sizeof(msg), "hca: exit: insns=%" PRIu64 " epoch=%"
-		 PRIu64 " fast=%s\n", insns,
-		 (uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED),
-		 fast_ok ? "on" : "off");
+		 PRIu64 "\n", insns,
+		 (uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED));
 	qemu_plugin_outs(msg);
 }
 
 /*
  * Table setup.  QEMU may have created and mapped the file already (memory
- * backends are created before plugins are installed in 7.2) or not: open it
+ * backends may be created before plugins are installed) or not: open it
  * with O_CREAT, grow it if it is smaller than needed (never shrink it, QEMU
  * may have it mapped), map it shared and initialise it.  The guest has not
  * run yet, so entries and control start from zero, counting enabled.
@@ -701,8 +564,6 @@ static int table_setup(void)
  *   ifetch=off      instruction fetches are not counted (on is refused)
  *   truth=PATH      write exact per-page counts there at exit and on request
  *                   (request N is also kept as PATH.N)
- *   clock=cb|inline the instruction clock, see "The clock" (cb)
- *   fast=on|off     QEMU 7.2 address shortcut, see the top of the file (on)
  *   lines=on|off    a sweep through one cache line counts once (on)
  */
 static bool parse_u64(const char *s, uint64_t *out)
@@ -774,20 +635,10 @@ static int parse_option(const char *opt)
 			return bad_value(key, val, "want on or off");
 		if (on) {
 			fprintf(stderr, "hca: ifetch=on is not supported: "
-				"QEMU's plugin API v1 gives no physical "
+				"QEMU's plugin API gives no physical "
 				"address for instruction fetches\n");
 			return -1;
 		}
-	} else if (!strcmp(key, "clock")) {
-		if (!strcmp(val, "cb"))
-			clock_inline = false;
-		else if (!strcmp(val, "inline"))
-			clock_inline = true;
-		else
-			return bad_value(key, val, "want cb or inline");
-	} else if (!strcmp(key, "fast")) {
-		if (!qemu_plugin_bool_parse(key, val, &fast))
-			return bad_value(key, val, "want on or off");
 	} else if (!strcmp(key, "lines")) {
 		if (!qemu_plugin_bool_parse(key, val, &lines))
 			return bad_value(key, val, "want on or off");
@@ -844,8 +695,6 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		/* Fixed seeds: a single-vCPU run is repeatable. */
 		vcpus[i].rng = 0x9e3779b97f4a7c15ULL * (i + 1);
 		vcpus[i].countdown = sample_draw(&vcpus[i]);
-		vcpus[i].fast_check = 1;
-		vcpus[i].clock_check = HCA_INLINE_CHECK;
 		if (truth_path) {
 			vcpus[i].truth = calloc(nr_pages, sizeof(uint64_t));
 			if (!vcpus[i].truth) {
@@ -856,15 +705,15 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		}
 	}
 	truth = truth_path;
-	fast_ok = fast && qemu_is_7_2();
+	clock_sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
+	vcpu_insns = qemu_plugin_scoreboard_u64(clock_sb);
 	clock_chunk = decay_insns < 65536 ? decay_insns : 65536;
 	next_decay = decay_insns;
 
 	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
 		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
-		 " clock=%s fast=%s lines=%s%s%s\n", table_path, table_size, nr_pages,
-		 page_size, sample, decay_insns, clock_inline ? "inline" : "cb",
-		 fast_ok ? "on" : "off", lines ? "on" : "off",
+		 " lines=%s%s%s\n", table_path, table_size, nr_pages,
+		 page_size, sample, decay_insns, lines ? "on" : "off",
 		 truth_path ? " truth=" : "", truth_path ? truth_path : "");
 	qemu_plugin_outs(msg);
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # slowdown.sh: guest slowdown caused by the hca plugin (make bench-emulator).
 #
-# Runs a guest without the plugin and with it (exact counting, 1 access in
-# 16, each with both clocks), interleaved, BENCH_RUNS times each (default
-# 5), and prints the medians.  The slowdown is computed on the CPU time of
+# Runs a guest without the plugin and with it (exact counting with and
+# without the ground truth, 1 access in 16 and in 32 as the POWER10 engine
+# samples), interleaved, BENCH_RUNS times each (default 5), and prints the
+# medians.  The slowdown is computed on the CPU time of
 # QEMU (user + system), which other load on the host disturbs much less
 # than the wall time; both are shown.  BENCH_GUEST picks the guest:
 #
@@ -23,9 +24,9 @@ GUEST=${BENCH_GUEST:-bare}
 # name|plugin options ("-" for no plugin)|target slowdown
 CONFIGS=${BENCH_CONFIGS:-"none|-|
 exact|sample=1|6
-exact-inline|sample=1,clock=inline|6
+exact-truth|sample=1,truth=TRUTH|
 sample16|sample=16|2
-sample16-inline|sample=16,clock=inline|2"}
+sample32|sample=32|2"}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -48,8 +49,7 @@ linux)
 	guest=(-kernel "$kernel" -initrd "$initrd" -serial stdio
 		-append "console=ttyS0 panic=-1 hwage.mode=test")
 	qemu_args=(-nodefaults -display none -no-reboot
-		-object memory-backend-ram,id=ram0,size=$ram
-		-M pc,memory-backend=ram0 -cpu max -smp 2 -m $ram
+		-M pc -cpu max -smp 2 -m $ram
 		-object memory-backend-file,id=hca,share=on,mem-path=$tmp/table,size=$("$EMU_OUT/hca-size" $ram)
 		-device ivshmem-plain,memdev=hca)
 	want=0
@@ -64,7 +64,7 @@ esac
 run() {
 	local name=$1 opts=$2 rc t
 	local args=("$EMU_QEMU" "${qemu_args[@]}" "${guest[@]}")
-	[ "$opts" = - ] || args+=(-plugin "$EMU_PLUGIN,table=$tmp/table,ram=$ram,$opts" -d plugin)
+	[ "$opts" = - ] || args+=(-plugin "$EMU_PLUGIN,table=$tmp/table,ram=$ram,${opts/TRUTH/$tmp/truth}" -d plugin)
 	t=$( { TIMEFORMAT='%R %U %S'; time nice -n 10 timeout 900 "${args[@]}" </dev/null >"$EMU_LOG" 2>&1; } 2>&1)
 	rc=$?
 	[ $rc = "$want" ] || { tail -n 20 "$EMU_LOG" >&2; die "$name: QEMU exited $rc, want $want"; }

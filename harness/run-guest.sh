@@ -41,8 +41,8 @@
 #                     w-hotcold's snapshot requests go unanswered
 #   HWAGE_HCA_OPTS    more options, comma-separated as the plugin takes
 #                     them and appended after the above (the last of a key
-#                     wins): page=SIZE, lines=on|off, clock=cb|inline,
-#                     fast=on|off, ifetch=off; e.g. "lines=off,clock=inline".
+#                     wins): page=SIZE, lines=on|off, ifetch=off;
+#                     e.g. "lines=off,page=64K".
 #                     table=, ram= and truth= are the harness's.
 # The plugin prints the options it runs with into the log ("hca: table=...").
 set -u
@@ -97,9 +97,9 @@ timeout=${HWAGE_TIMEOUT:-$BOOT_TIMEOUT}
 table=/dev/shm/hwage-$HWAGE_ARCH-$$.hca
 trap 'rm -f "$table"' EXIT
 
-# Main RAM is created first: the plugin sees offsets in the RAM block.
-hca_args=(-object memory-backend-ram,id=ram0,size=$GUEST_MEM -m "$GUEST_MEM"
-	-machine "$QEMU_MACHINE,memory-backend=ram0")
+# The plugin counts guest-physical pages [0, GUEST_MEM): on x86_64 -M pc,
+# RAM above 3 GiB would sit above 4 GiB, beyond the table.
+hca_args=(-m "$GUEST_MEM" -machine "$QEMU_MACHINE")
 # first_last TEXT: its first 12 lines (the first error), and its last 2
 # (make's verdict) when it is longer.
 first_last() {

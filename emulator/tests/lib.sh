@@ -7,8 +7,8 @@ EMU_SRC=$HWAGE_TOP/emulator
 EMU_OUT=$HWAGE_CACHE/emulator
 EMU_PLUGIN=$EMU_OUT/libhca.so
 EMU_QEMU=qemu-system-x86_64
-# The bare-metal guests of testguest.S: 16 MiB of RAM, created first so that
-# RAM block offsets are guest-physical addresses; they exit with status 33.
+# The bare-metal guests of testguest.S: 16 MiB of RAM (guest-physical 0 to
+# 16M); they exit with status 33.
 EMU_RAM=16M
 EMU_EXIT=33
 EMU_QEMU_ARGS=(-nodefaults -display none -no-reboot

@@ -40,8 +40,8 @@ cases=(
 	"ifetch_maybe ifetch $T,$R,ifetch=maybe"
 	"ifetch_on_unsupported ifetch $T,$R,ifetch=on"
 	"empty_truth truth $T,$R,truth="
-	"fast_maybe fast $T,$R,fast=maybe"
-	"clock_unknown clock $T,$R,clock=tsc"
+	"fast_removed fast $T,$R,fast=on"
+	"clock_removed clock $T,$R,clock=inline"
 	"lines_maybe lines $T,$R,lines=maybe"
 )
 
