@@ -9,9 +9,11 @@
 #   kernel     hwage.release= of the kernel command line in LOG.cmd
 #   qemu       the version of the QEMU binary LOG.cmd ran (the target's)
 #   emulator   the options the plugin printed it runs with ("hca: table=..."
-#              in LOG), e.g. page:4096/sample:1/decay:100000000/clock:cb/
-#              fast:on/lines:on/truth:on; "none" without the plugin
+#              in LOG), e.g. page:4096/sample:1/decay:100000000/lines:on/
+#              truth:on; "none" without the plugin
 #   guest_mem  -m of LOG.cmd; phase_secs: hwage.secs= of LOG.cmd
+#   clock      the guest's clock: icount:N (-icount shift=N: guest time is
+#              guest instructions) or host (it follows the host's)
 # and the classification scores of bench/score.sh for the hotcold rows.
 set -u
 COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
@@ -19,7 +21,7 @@ limit_kb footprint_kb workingset_refault_anon workingset_refault_file
 workingset_activate_anon workingset_activate_file pgscan pgsteal pgmajfault pswpin pswpout
 cpu_usec cpu_sys_usec aging_ns aging_calls look_around_ns look_around_calls swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
-truth_agreement secs kernel series qemu emulator guest_mem phase_secs log"
+truth_agreement secs kernel series qemu emulator guest_mem phase_secs clock log"
 
 if [ "${1:-}" = --header ]; then
 	echo $COLS | tr ' ' ,
@@ -55,7 +57,10 @@ emulator=$(tr -d '\r' <"$log" | sed -n 's/^hca: table=[^ ]* //p' | head -n 1 |
 grep -q 'truth:on' <<<"$emulator" || [ -z "$emulator" ] || emulator+=/truth:off
 meta="arch=$arch run=$run kernel=$(param hwage.release) series=$series"
 meta+=" qemu=${qemu:-unknown} emulator=${emulator:-none} guest_mem=$(arg_after -m)"
-meta+=" phase_secs=$(param hwage.secs) log=$(basename "$log")"
+icount=$(arg_after -icount)
+clock=host
+[ -z "$icount" ] || clock=icount:$(sed -n 's/.*shift=\([0-9]*\).*/\1/p' <<<"$icount")
+meta+=" phase_secs=$(param hwage.secs) clock=$clock log=$(basename "$log")"
 
 scores=$(bash "$(dirname "$0")/score.sh" "$log")
 tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" '

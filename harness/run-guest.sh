@@ -24,6 +24,17 @@
 # Extra kernel parameters: HWAGE_CMDLINE; extra QEMU options:
 # HWAGE_QEMU_ARGS or after "--".
 #
+# HWAGE_ICOUNT picks the guest's clock:
+#   off       (the default) the guest's clocks follow the host's: host load,
+#             the plugin's cost and vCPU scheduling show in guest time
+#   N         QEMU's instruction counting, -icount shift=N,sleep=off,align=off
+#             (N from 0 to 10): every guest instruction advances the guest's
+#             clocks by 2^N ns and an idle guest skips ahead, so guest time,
+#             and every rate measured in it, is a count of guest
+#             instructions: the host's speed and load, and the plugin's
+#             cost, do not show in it.  The vCPUs then run round-robin in
+#             one host thread.  make bench runs so (HWAGE_BENCH_ICOUNT).
+#
 # HWAGE_HCA picks the counter engine the guest gets (hwage.hca= tells it):
 #   off       no counter device
 #   on        the emulator plugin counts into a table exposed by ivshmem
@@ -93,6 +104,12 @@ initrd=$HWAGE_GUEST/initramfs.cpio
 [ -f "$initrd" ] || not_started "no $HWAGE_ARCH initramfs at $initrd (make initramfs ARCH=$HWAGE_ARCH)"
 release=$(cat "$HWAGE_BUILD/.hwage-release" 2>/dev/null)
 timeout=${HWAGE_TIMEOUT:-$BOOT_TIMEOUT}
+icount=${HWAGE_ICOUNT:-off}
+case "$icount" in
+off) icount_args=() ;;
+[0-9]|10) icount_args=(-icount "shift=$icount,sleep=off,align=off") ;;
+*) not_started "HWAGE_ICOUNT=$icount: want off or a shift from 0 to 10" ;;
+esac
 
 table=/dev/shm/hwage-$HWAGE_ARCH-$$.hca
 trap 'rm -f "$table"' EXIT
@@ -173,10 +190,10 @@ truth=0
 cmdline="console=$CONSOLE panic=-1 hwage.mode=$MODE hwage.hca=$hca hwage.truth=$truth hwage.release=$release ${HWAGE_CMDLINE:-}"
 qemu=($QEMU "${hca_args[@]}" $QEMU_ARGS -nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-	${HWAGE_QEMU_ARGS:-} "$@")
+	"${icount_args[@]}" ${HWAGE_QEMU_ARGS:-} "$@")
 
 if [ "$MODE" = shell ]; then
-	info "booting $HWAGE_ARCH $release (hca=$hca), interactive: Ctrl-A X quits"
+	info "booting $HWAGE_ARCH $release (hca=$hca, icount=$icount), interactive: Ctrl-A X quits"
 	"${qemu[@]}" -serial mon:stdio
 	exit
 fi
@@ -214,5 +231,5 @@ if [ -n "$end" ]; then
 	echo "hwage-host: $end" >>"$log"
 fi
 boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init.*/\1/p' "$log" | head -n 1)
-info "$HWAGE_ARCH guest ($MODE, hca=$hca) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"
+info "$HWAGE_ARCH guest ($MODE, hca=$hca, icount=$icount) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"
 exit "$rc"

@@ -10,11 +10,11 @@ B=$(dirname "$0")/../../bench
 . "$(dirname "$0")/../../harness/ktap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ktap_plan 6
+ktap_plan 7
 
 mkdir "$tmp/bin"
-for q in ppc64:7.2.91 x86_64:7.2.92; do
-	printf '#!/bin/sh\necho "QEMU emulator version %s (Debian 1:7.2+dfsg-7)"\n' "${q#*:}" \
+for q in ppc64:10.0.91 x86_64:10.0.92; do
+	printf '#!/bin/sh\necho "QEMU emulator version %s (Debian 1:10.0.2+ds-2)"\n' "${q#*:}" \
 		>"$tmp/bin/qemu-system-${q%:*}"
 	chmod +x "$tmp/bin/qemu-system-${q%:*}"
 done
@@ -22,13 +22,13 @@ export PATH=$tmp/bin:$PATH
 
 log=$tmp/guest-ppc64le-bench-hca-on-hca-run3-20250101-000000.log
 cat >"$log" <<'LOG'
-hca: table=/dev/shm/hwage-ppc64le-99.hca size=4198400 pages=262144 page=4096 sample=16 decay=5000 clock=inline fast=off lines=off truth=/cache/logs/x.log.truth
+hca: table=/dev/shm/hwage-ppc64le-99.hca size=4198400 pages=262144 page=4096 sample=16 decay=5000 lines=off truth=/cache/logs/x.log.truth
 [    0.000000] Linux version 6.12.57-hwage
 hwage-init: mode bench
 hwage-bench config=hca workload=memcached pressure=1.2 ops_per_s=50 errors=0 misses=0
 hwage-bench config=hca workload=memcached pressure=2 ops_per_s=40 errors=0 misses=1
 LOG
-echo "qemu-system-ppc64 -object memory-backend-ram,id=ram0,size=2G -m 2G -machine pseries,memory-backend=ram0 -kernel /cache/build-ppc64le/vmlinux -append console=hvc0 panic=-1 hwage.mode=bench hwage.hca=on hwage.release=6.12.57-hwage hwage.config=hca hwage.workloads=memcached hwage.pressures=1.2,2 hwage.secs=7" >"$log.cmd"
+echo "qemu-system-ppc64 -object memory-backend-ram,id=ram0,size=2G -m 2G -machine pseries,memory-backend=ram0 -kernel /cache/build-ppc64le/vmlinux -append console=hvc0 panic=-1 hwage.mode=bench hwage.hca=on hwage.release=6.12.57-hwage hwage.config=hca hwage.workloads=memcached hwage.pressures=1.2,2 hwage.secs=7 -icount shift=2,sleep=off,align=off" >"$log.cmd"
 
 # col CSV ROW NAME: the value of column NAME in row ROW (1: the first row)
 col() {
@@ -39,19 +39,23 @@ got="$(col "$tmp/a.csv" 1 arch) $(col "$tmp/a.csv" 1 run) $(col "$tmp/a.csv" 2 p
 [ "$got" = "ppc64le 3 2 1 3" ]
 ktap_ok one_row_per_measurement $? "got: $got (want ppc64le 3 2 1 3)" "$(cat "$tmp/a.csv")"
 got=$(col "$tmp/a.csv" 1 qemu)
-[ "$got" = 7.2.91 ]
-ktap_ok qemu_version_of_the_binary_the_boot_ran $? "got: $got (want 7.2.91, qemu-system-ppc64's)"
+[ "$got" = 10.0.91 ]
+ktap_ok qemu_version_of_the_binary_the_boot_ran $? "got: $got (want 10.0.91, qemu-system-ppc64's)"
 got=$(col "$tmp/a.csv" 2 emulator)
-[ "$got" = page:4096/sample:16/decay:5000/clock:inline/fast:off/lines:off/truth:on ]
+[ "$got" = page:4096/sample:16/decay:5000/lines:off/truth:on ]
 ktap_ok plugin_options_the_boot_ran_with $? "got: $got"
 got="$(col "$tmp/a.csv" 1 kernel) $(col "$tmp/a.csv" 1 guest_mem) $(col "$tmp/a.csv" 1 phase_secs) $(col "$tmp/a.csv" 1 series) $(col "$tmp/a.csv" 1 log)"
 [ "$got" = "6.12.57-hwage 2G 7 abc123 $(basename "$log")" ]
 ktap_ok kernel_memory_phase_series_log $? "got: $got"
 
+got=$(col "$tmp/a.csv" 1 clock)
+[ "$got" = icount:2 ]
+ktap_ok guest_clock_of_the_boot $? "got: $got (want icount:2)"
+
 # Without truth= the plugin prints none: recorded as truth:off.
 sed -i 's/ truth=[^ ]*//' "$log"
 got=$(bash "$B/rows.sh" ppc64le 1 abc "$log" | head -n 1 | cut -d, -f"$(bash "$B/rows.sh" --header | tr , '\n' | grep -nx emulator | cut -d: -f1)")
-[ "$got" = page:4096/sample:16/decay:5000/clock:inline/fast:off/lines:off/truth:off ]
+[ "$got" = page:4096/sample:16/decay:5000/lines:off/truth:off ]
 ktap_ok truth_off_recorded $? "got: $got"
 
 # No .cmd: not a boot of run-guest.sh; refused rather than guessed.
