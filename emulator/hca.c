@@ -15,7 +15,7 @@
  *   -device ivshmem-plain,memdev=hca
  *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
  *           [,decay=100000000][,ifetch=off][,truth=PATH][,lines=on]
- *           -d plugin
+ *           [,serial=off] -d plugin
  *
  * S is printed by "hca-size 1G 4096" (see hca_table_size()).
  *
@@ -33,6 +33,15 @@
  *  - Instruction fetches have no physical address in the API, so
  *    ifetch=on is refused rather than approximated.
  *  - Only CPU accesses are seen; device DMA is not.
+ *  - When QEMU runs the vCPUs one at a time in one host thread (-icount,
+ *    or -accel tcg,thread=single), QEMU 10.0 translates a block once for
+ *    all vCPUs with the translating vCPU's index as a constant, so the
+ *    vCPU index a callback or an inline operation gets is not the running
+ *    vCPU's (and was seen to be 64 with 2 vCPUs on pseries).  serial=on is
+ *    for that mode: one state for all vCPUs, no per-vCPU scoreboard, the
+ *    clock advanced by a plain callback.  The plugin checks the mode
+ *    against the threads its vCPUs start on and stops QEMU when it is
+ *    wrong.
  *
  * License: GNU GPL, version 2 or later.
  *   See the COPYING file in the top-level directory.
@@ -159,9 +168,19 @@ static uint64_t next_decay;
 static uint64_t epoch;
 static pthread_mutex_t decay_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * serial=on: the vCPUs run one at a time on one host thread, so they share
+ * vcpus[0] and count their instructions into serial_insns with no atomics.
+ */
+static bool serial;
+static uint64_t serial_insns;	/* not yet in clock_insns */
+
 /* Guest instructions so far, flushed or not. */
 static uint64_t clock_now(void)
 {
+	if (serial)
+		return __atomic_load_n(&clock_insns, __ATOMIC_RELAXED) +
+		       serial_insns;
 	return __atomic_load_n(&clock_insns, __ATOMIC_RELAXED) +
 	       qemu_plugin_u64_sum(vcpu_insns);
 }
@@ -353,16 +372,11 @@ static void truth_request(uint32_t req)
  * Add a vCPU's instructions to the clock; run what is due.  Runs on that
  * vCPU's thread, so its scoreboard count does not move meanwhile.
  */
-static void clock_flush(unsigned int cpu_index)
+static void clock_run(void)
 {
-	uint64_t now, n = qemu_plugin_u64_get(vcpu_insns, cpu_index);
+	uint64_t now;
 	uint32_t req;
 
-	pending_flush(&vcpus[cpu_index]);
-	if (n) {
-		__atomic_add_fetch(&clock_insns, n, __ATOMIC_RELAXED);
-		qemu_plugin_u64_set(vcpu_insns, cpu_index, 0);
-	}
 	now = clock_now();
 	if (now >= __atomic_load_n(&next_decay, __ATOMIC_RELAXED))
 		engine_decay(now);
@@ -373,12 +387,28 @@ static void clock_flush(unsigned int cpu_index)
 	}
 }
 
+static void clock_flush(unsigned int cpu_index)
+{
+	uint64_t n;
+
+	if (serial) {
+		pending_flush(&vcpus[0]);
+		n = serial_insns;
+		serial_insns = 0;
+	} else {
+		pending_flush(&vcpus[cpu_index]);
+		n = qemu_plugin_u64_get(vcpu_insns, cpu_index);
+		qemu_plugin_u64_set(vcpu_insns, cpu_index, 0);
+	}
+	if (n)
+		__atomic_add_fetch(&clock_insns, n, __ATOMIC_RELAXED);
+	clock_run();
+}
+
 /*
- * Callbacks for a vCPU index the plugin did not size for.  Under -icount
- * on ppc64le pseries, QEMU 10.0.2 runs some memory callbacks with a
- * cpu_index of 64 with 2 vCPUs (about 1 in 100000 accesses of a boot);
- * indexing per-vCPU state with it corrupted QEMU's heap.  They are
- * dropped, counted, and their number is printed at exit.
+ * Callbacks for a vCPU index the plugin did not size for: dropped and
+ * counted (printed at exit).  None are expected; they were seen, with index
+ * 64, when the vCPUs ran in one thread without serial=on (see the top).
  */
 static uint64_t foreign;
 
@@ -388,6 +418,16 @@ static inline bool vcpu_foreign(unsigned int cpu_index)
 		return false;
 	__atomic_add_fetch(&foreign, 1, __ATOMIC_RELAXED);
 	return true;
+}
+
+/* The state a callback works on: its vCPU's, or the shared one. */
+static inline struct hca_vcpu *vcpu_state(unsigned int cpu_index)
+{
+	if (serial)
+		return &vcpus[0];
+	if (unlikely(vcpu_foreign(cpu_index)))
+		return NULL;
+	return &vcpus[cpu_index];
 }
 
 /*
@@ -402,9 +442,17 @@ static void vcpu_tb_clock(unsigned int cpu_index, void *udata)
 		clock_flush(cpu_index);
 }
 
+/* serial=on: a plain callback per block, its length in udata. */
+static void vcpu_tb_serial(unsigned int cpu_index, void *udata)
+{
+	serial_insns += (uintptr_t)udata;
+	if (serial_insns >= clock_chunk)
+		clock_flush(0);
+}
+
 static void vcpu_idle(qemu_plugin_id_t id, unsigned int cpu_index)
 {
-	if (!vcpu_foreign(cpu_index))
+	if (serial || !vcpu_foreign(cpu_index))
 		clock_flush(cpu_index);
 }
 
@@ -456,9 +504,9 @@ static inline bool line_sweep(struct hca_vcpu *v, uint64_t vaddr)
 static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
 {
-	struct hca_vcpu *v = &vcpus[cpu_index];
+	struct hca_vcpu *v = vcpu_state(cpu_index);
 
-	if (unlikely(vcpu_foreign(cpu_index)) || line_sweep(v, vaddr))
+	if (unlikely(!v) || line_sweep(v, vaddr))
 		return;
 	if (likely(--v->countdown))
 		return;
@@ -468,28 +516,68 @@ static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 static void vcpu_mem_truth(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 			   uint64_t vaddr, void *udata)
 {
-	struct hca_vcpu *v = &vcpus[cpu_index];
+	struct hca_vcpu *v = vcpu_state(cpu_index);
 
-	if (unlikely(vcpu_foreign(cpu_index)) || line_sweep(v, vaddr))
+	if (unlikely(!v) || line_sweep(v, vaddr))
 		return;
 	vcpu_mem_resolve(v, --v->countdown == 0, info, vaddr);
 }
 
 /*
+ * A vCPU starts: check serial= against the threads QEMU runs the vCPUs on
+ * (this callback runs on the vCPU's thread).  A wrong mode would attribute
+ * counts and instructions to the wrong vCPU, or race, so QEMU stops.
+ */
+static void vcpu_init(qemu_plugin_id_t id, unsigned int cpu_index)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static pthread_t first;
+	static bool seen;
+	bool same;
+
+	pthread_mutex_lock(&lock);
+	if (!seen) {
+		first = pthread_self();
+		seen = true;
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	same = pthread_equal(first, pthread_self());
+	pthread_mutex_unlock(&lock);
+	if (same && !serial) {
+		fprintf(stderr, "hca: the vCPUs run one at a time in one host "
+			"thread (-icount or -accel tcg,thread=single): this "
+			"needs the option serial=on\n");
+		_exit(1);
+	}
+	if (!same && serial) {
+		fprintf(stderr, "hca: serial=on, but the vCPUs run in threads "
+			"of their own (multi-threaded TCG): drop serial=on\n");
+		_exit(1);
+	}
+}
+
+/*
  * Translation: per block, an inline add of its length to the vCPU's count
- * and a callback when that count reaches clock_chunk; per instruction, a
- * memory callback (it only fires for instructions that access memory).
+ * and a callback when that count reaches clock_chunk (serial=on: a plain
+ * callback instead); per instruction, a memory callback (it only fires for
+ * instructions that access memory).
  */
 static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	size_t i;
 
-	qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
-		QEMU_PLUGIN_INLINE_ADD_U64, vcpu_insns, n);
-	qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, vcpu_tb_clock,
-		QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_GE, vcpu_insns,
-		clock_chunk, NULL);
+	if (serial) {
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, vcpu_tb_serial,
+			QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)n);
+	} else {
+		qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb,
+			QEMU_PLUGIN_INLINE_ADD_U64, vcpu_insns, n);
+		qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, vcpu_tb_clock,
+			QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_GE,
+			vcpu_insns, clock_chunk, NULL);
+	}
 	for (i = 0; i < n; i++)
 		qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
 						 truth ? vcpu_mem_truth : vcpu_mem,
@@ -662,6 +750,9 @@ static int parse_option(const char *opt)
 	} else if (!strcmp(key, "lines")) {
 		if (!qemu_plugin_bool_parse(key, val, &lines))
 			return bad_value(key, val, "want on or off");
+	} else if (!strcmp(key, "serial")) {
+		if (!qemu_plugin_bool_parse(key, val, &serial))
+			return bad_value(key, val, "want on or off");
 	} else {
 		fprintf(stderr, "hca: unknown option '%s'\n", opt);
 		return -1;
@@ -732,11 +823,13 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 
 	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
 		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
-		 " lines=%s%s%s\n", table_path, table_size, nr_pages,
-		 page_size, sample, decay_insns, lines ? "on" : "off",
+		 " lines=%s serial=%s%s%s\n", table_path, table_size,
+		 nr_pages, page_size, sample, decay_insns,
+		 lines ? "on" : "off", serial ? "on" : "off",
 		 truth_path ? " truth=" : "", truth_path ? truth_path : "");
 	qemu_plugin_outs(msg);
 
+	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);
 	qemu_plugin_register_vcpu_idle_cb(id, vcpu_idle);
 	qemu_plugin_register_atexit_cb(id, plugin_exit, NULL);

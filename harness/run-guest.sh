@@ -54,7 +54,8 @@
 #                     them and appended after the above (the last of a key
 #                     wins): page=SIZE, lines=on|off, ifetch=off;
 #                     e.g. "lines=off,page=64K".
-#                     table=, ram= and truth= are the harness's.
+#                     table=, ram=, truth= and serial= are the harness's
+#                     (serial=on with HWAGE_ICOUNT).
 # The plugin prints the options it runs with into the log ("hca: table=...").
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -136,6 +137,9 @@ emulator() {
 # The plugin's options: the harness's, then HWAGE_HCA_OPTS's.
 plugin_opts() {
 	local o opts_extra opts=sample=${HWAGE_HCA_SAMPLE:-1},decay=${HWAGE_HCA_DECAY:-100000000}
+	# -icount runs the vCPUs one at a time in one thread: the plugin must
+	# know (emulator/hca.c, serial=)
+	[ "$icount" = off ] || opts+=,serial=on
 	case "${HWAGE_HCA_TRUTH:-0}" in
 	1) opts+=,truth=$log.truth ;;
 	0) ;;
@@ -144,8 +148,8 @@ plugin_opts() {
 	opts_extra=${HWAGE_HCA_OPTS:-}
 	for o in ${opts_extra//,/ }; do
 		case "$o" in
-		table=*|ram=*|truth=*)
-			not_started "HWAGE_HCA_OPTS: ${o%%=*}= is set by the harness (HWAGE_HCA_TRUTH=1 for truth=)" ;;
+		table=*|ram=*|truth=*|serial=*)
+			not_started "HWAGE_HCA_OPTS: ${o%%=*}= is set by the harness (HWAGE_HCA_TRUTH=1 for truth=, HWAGE_ICOUNT for serial=)" ;;
 		[a-z]*=*) opts+=,$o ;;
 		*) not_started "HWAGE_HCA_OPTS: '$o' is not key=value" ;;
 		esac

@@ -43,6 +43,7 @@ cases=(
 	"fast_removed fast $T,$R,fast=on"
 	"clock_removed clock $T,$R,clock=inline"
 	"lines_maybe lines $T,$R,lines=maybe"
+	"serial_maybe serial $T,$R,serial=maybe"
 )
 
 ktap_plan "$((2 + ${#cases[@]}))"

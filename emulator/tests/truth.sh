@@ -22,7 +22,7 @@ truth_body() {
 	grep -v '^#' "$1" 2>/dev/null
 }
 
-ktap_plan 20
+ktap_plan 22
 emu_build
 ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
@@ -220,9 +220,9 @@ qpid=
 ktap_ok age_saturates $? "epoch $ep; pfn 100: $(emu_entry $tmp/t 100) (want 0 0 255)"
 
 # 17: under -icount (guest time from instructions, not the host clock, as
-# the benchmark runs), on two vCPUs, counts, decays and the truth are as in
-# test 8.
-emu_run decay "$T,$R,decay=10000,truth=$tmp/truth" -icount shift=0,sleep=off -smp 2
+# the benchmark runs), on two vCPUs run one at a time in one thread
+# (serial=on), counts, decays and the truth are as in test 8.
+emu_run decay "$T,$R,decay=10000,truth=$tmp/truth,serial=on" -icount shift=0,sleep=off -smp 2
 rc=$?
 ep=$(emu_u64 $tmp/t 48)
 read -r ac ap aa < <(emu_entry $tmp/t 16)
@@ -231,5 +231,16 @@ read -r ac ap aa < <(emu_entry $tmp/t 16)
 48 1" ] && [ "$ep" -ge 8 ] && [ "$ep" -le 12 ] && [ $((ac + ap)) = 7 ] && [ "$aa" = "$ep" ]
 ktap_ok icount_two_vcpus $? "exit $rc epoch=$ep (want 8..12); A: $ac $ap $aa (want count+prev=7, age=epoch)" \
 	"$(truth_body "$tmp/truth" | tr '\n' ' ')" "$(grep -v '^hca:' "$EMU_LOG" | head -n 5)"
+
+# 18, 19: serial= must match how QEMU runs the vCPUs, or QEMU stops with a
+# message naming the option: -icount without it, multi-threaded TCG with it.
+emu_run decay "$T,$R,decay=10000" -icount shift=0,sleep=off -smp 2
+rc=$?
+[ $rc != $EMU_EXIT ] && [ $rc != 124 ] && grep -q 'needs the option serial=on' "$EMU_LOG"
+ktap_ok serial_needed_under_icount $? "exit $rc" "$(head -n 3 "$EMU_LOG")"
+emu_run decay "$T,$R,decay=10000,serial=on" -accel tcg,thread=multi -smp 2
+rc=$?
+[ $rc != $EMU_EXIT ] && [ $rc != 124 ] && grep -q 'serial=on, but the vCPUs run in threads' "$EMU_LOG"
+ktap_ok serial_refused_under_mttcg $? "exit $rc" "$(head -n 3 "$EMU_LOG")"
 
 ktap_done
