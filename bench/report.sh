@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Summarise a benchmark's results.csv (bench/run.sh):
 #   bench/report.sh DIR      writes DIR/summary.md and DIR/*.png, prints the table
-# Medians over the runs, spread as min-max, ratios of medians to base at the
+# Medians over the runs, spread as min-max and CV, ratios of medians to base at the
 # same target, workload and pressure, with a 95% bootstrap confidence
 # interval (bench/bootstrap.c) for throughput and the work-normalised
 # figures; a second table gives the figures per unit of work.
@@ -31,6 +31,16 @@ function add(key, m, x) { if (x == "") return; val[key, m, ++cnt[key, m]] = x + 
 function fmt(x) { if (x == "") return "-"; if (x >= 1e6) return sprintf("%.3gM", x / 1e6); if (x >= 1e4) return sprintf("%.0fk", x / 1e3); if (x == int(x)) return sprintf("%d", x); return sprintf("%.3g", x) }
 function cell(key, m,    x) { x = med(key, m); if (x == "") return "-"; return fmt(x) (cnt[key, m] > 1 ? " (" fmt(lo[key, m]) "-" fmt(hi[key, m]) ")" : "") }
 function ratio(key, bkey, m,    a, b) { a = med(key, m); b = med(bkey, m); if (a == "" || b == "" || b == 0) return "-"; return sprintf("%.2f", a / b) }
+# coefficient of variation (sample standard deviation over mean), in %
+function cv(key, m,    n, i, sum, mean, ss) {
+	n = cnt[key, m]
+	if (n < 2) return "-"
+	for (i = 1; i <= n; i++) sum += val[key, m, i]
+	mean = sum / n
+	if (mean == 0) return "-"
+	for (i = 1; i <= n; i++) ss += (val[key, m, i] - mean) ^ 2
+	return sprintf("%.1f%%", 100 * sqrt(ss / (n - 1)) / mean)
+}
 function vals(key, m,    i, s) { for (i = 1; i <= cnt[key, m]; i++) s = s " " val[key, m, i]; return s }
 # ratio of medians to base with its 95% bootstrap interval, and "yes" in
 # real[] if the interval excludes 1
@@ -46,8 +56,10 @@ function ci(key, bkey, m,    cmd, line, f) {
 	if (f[3] == "-" || f[3] == "") return "-"
 	if (f[4] == "-") return sprintf("%.2f", f[3])
 	real[key, m] = f[6]
+	rlo[key, m] = f[4]; rhi[key, m] = f[5]; rmid[key, m] = f[3]
 	return sprintf("%.2f [%.2f, %.2f]", f[3], f[4], f[5])
 }
+function pv(x) { return (x == "" || x == "-") ? "NaN" : x }
 function per(x, y) { return (x == "" || y == "" || y + 0 <= 0) ? "" : x / y }
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
@@ -56,6 +68,8 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	runs[key]++
 	bad[key] += (col("errors") != "0" || (col("misses") != "" && col("misses") != "0") || col("exit") != "0")
 	add(key, "ops", col("ops_per_s")); add(key, "p99", col("p99_us"))
+	add(key, "wall", col("boot_wall_s"))
+	if (col("clock") != "") clock[key] = col("clock")
 	if (col("workingset_refault_anon") != "")
 		add(key, "refaults", col("workingset_refault_anon") + col("workingset_refault_file"))
 	add(key, "pswpin", col("pswpin")); add(key, "pswpout", col("pswpout"))
@@ -75,22 +89,26 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	if (col("look_around_ns") != "" && col("look_around_ns") >= 0) add(key, "la_rec", per(col("look_around_ns"), col("pgsteal")))
 }
 END {
-	print "| target | workload | pressure | config | runs | ops/s | vs base [95% CI] | differs | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | evicted cold |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| target | workload | pressure | config | runs | ops/s | CV | vs base [95% CI] | differs | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | evicted cold |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]; split(k, f, "|")
 		b = f[1] "|" f[2] "|" f[3] "|base"
 		r = ci(k, b, "ops")
-		printf "| %s | %s | %sx | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		printf "| %s | %s | %sx | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			f[1], f[2], f[3], f[4], runs[k], bad[k] ? " (" bad[k] " failed)" : "",
-			cell(k, "ops"), r, real[k, "ops"], cell(k, "p99"), cell(k, "refaults"), ratio(k, b, "refaults"),
+			cell(k, "ops"), cv(k, "ops"), r, real[k, "ops"], cell(k, "p99"), cell(k, "refaults"), ratio(k, b, "refaults"),
 			cell(k, "pswpout"), cell(k, "aging_ms"), ratio(k, b, "aging_ms"), cell(k, "la_ms"), cell(k, "sys_ms"),
 			cell(k, "prec"), cell(k, "rec"), cell(k, "coldev")
-		# plot data: one file per target and workload
+		# plot data, one file per target and workload: the ratios to
+		# base with their intervals (ops/s, refaults per 1000 operations)
+		# (unconstrained, the ceiling, would squash the scale: table only)
+		if (f[4] == "base" || f[4] == "unconstrained") continue
 		pf = dir "/plot-" f[1] "-" f[2] ".dat"
-		med(k, "ops"); med(k, "refaults")
-		printf "\"%sx %s\" %s %s %s %s %s %s\n", f[3], f[4], med(k, "ops"), lo[k, "ops"], hi[k, "ops"],
-			(med(k, "refaults") == "" ? 0 : med(k, "refaults")), lo[k, "refaults"] + 0, hi[k, "refaults"] + 0 > pf
+		ci(k, b, "rf_kop")
+		printf "\"%sx %s\" %s %s %s %s %s %s\n", f[3], f[4],
+			pv(rmid[k, "ops"]), pv(rlo[k, "ops"]), pv(rhi[k, "ops"]),
+			pv(rmid[k, "rf_kop"]), pv(rlo[k, "rf_kop"]), pv(rhi[k, "rf_kop"]) > pf
 	}
 	print ""
 	print "Per unit of work (medians; kop = 1000 operations, reclaimed = pgsteal):"
@@ -106,18 +124,35 @@ END {
 			cell(k, "mj_kop"), cell(k, "si_kop"), cell(k, "scan_steal"),
 			cell(k, "aging_rec"), r2, real[k, "aging_rec"], cell(k, "la_rec")
 	}
+	print ""
+	print "The boots (host wall-clock seconds per boot, median (min-max); the guest clock):"
+	print ""
+	print "| target | config | boots | wall s | clock |"
+	print "|---|---|---|---|---|"
+	for (i = 1; i <= nk; i++) {
+		k = keys[i]; split(k, f, "|")
+		# one line per target and configuration: every measurement of a
+		# boot has its wall time, so take the first workload and pressure
+		kk = f[1] "|" f[4]
+		if (kk in done) continue
+		done[kk] = 1
+		printf "| %s | %s | %d | %s | %s |\n", f[1], f[4], runs[k], cell(k, "wall"), (k in clock) ? clock[k] : "-"
+	}
 }' "$csv" >"$DIR/summary.md" || die "could not summarise $csv"
 
 {
 	echo
-	echo "Medians over the runs, (min-max) spread; 'vs base' is the ratio of medians to base"
+	echo "Medians over the runs, (min-max) spread; CV: the coefficient of variation of"
+	echo "ops/s over the runs (standard deviation / mean); 'vs base' is the ratio of medians to base"
 	echo "at the same target, workload and pressure; [95% CI] its percentile bootstrap"
 	echo "interval (10000 resamples of each side's runs, bench/bootstrap.c), and 'differs'"
 	echo "says whether that interval excludes 1.0 (- with fewer than 2 runs a side)."
 	echo "Refaults: workingset_refault_anon + _file; aging: CPU time in try_to_inc_max_seq (page-table walk or counter sampling);"
 	echo "precision/recall: the hot set among the youngest generation, scored with the"
 	echo "emulator's ground truth; evicted cold: share of the pages swapped out at the end"
-	echo "that are cold by design. Settings of every run: results.csv."
+	echo "that are cold by design (hca-s16 keeps no ground truth: no scores). With the"
+	echo "guest clock icount:N, seconds and rates are guest time: 2^N ns per guest"
+	echo "instruction, whatever the host did. Settings of every run: results.csv."
 } >>"$DIR/summary.md"
 
 if command -v gnuplot >/dev/null; then
@@ -125,20 +160,19 @@ if command -v gnuplot >/dev/null; then
 		[ -e "$dat" ] || continue
 		name=$(basename "$dat" .dat)
 		name=${name#plot-}
+		n=$(wc -l <"$dat")
 		gnuplot <<EOF || info "warning: gnuplot failed for $dat"
 set terminal pngcairo size 1000,420 font ",9" noenhanced
 set output "$DIR/$name.png"
-set multiplot layout 1,2 title "$name: median and min-max over the runs"
-set style fill solid 0.5 border -1
-set boxwidth 0.6
+set multiplot layout 1,2 title "$name: ratio of medians to base, with its 95% bootstrap interval"
 set xtics rotate by -35 noenhanced
-set yrange [0:*]
 set grid ytics
+set xrange [-0.6:$n - 0.4]
 unset key
-set title "ops/s (higher is better)"
-plot "$dat" using 0:2:xtic(1) with boxes lc rgb "#4878a8", "" using 0:2:3:4 with yerrorbars lc rgb "black" pt 0
-set title "refaults (lower is better)"
-plot "$dat" using 0:5:xtic(1) with boxes lc rgb "#c0504d", "" using 0:5:6:7 with yerrorbars lc rgb "black" pt 0
+set title "ops/s vs base (above 1 is better)"
+plot "$dat" using 0:2:3:4:xtic(1) with yerrorbars lc rgb "#4878a8" pt 7 ps 1, 1 lc rgb "gray" dt 2
+set title "refaults per 1000 ops vs base (below 1 is better)"
+plot "$dat" using 0:5:6:7:xtic(1) with yerrorbars lc rgb "#c0504d" pt 7 ps 1, 1 lc rgb "gray" dt 2
 unset multiplot
 EOF
 	done
