@@ -13,10 +13,13 @@ S := harness
 ##
 ##   demo            set up, build, boot ppc64le, show MGLRU aging from counts
 ##   test            set up, build and test both targets; ends "N passed, N failed"
-##   bench           A/B benchmark: base, hca, hca-noref, unconstrained
+##   bench           A/B benchmark: base, hca, hca-s16, hca-noref,
+##                   unconstrained, 10 boots each, guest time from -icount
 ##                   (bench/run.sh lists its HWAGE_BENCH_* settings)
 ##   bench-short     a development run: base and hca, 3 boots each, 1.2x,
 ##                   both targets (any HWAGE_BENCH_* setting still applies)
+##   bench-scale     the scale sweep: base and hca in guests of 1, 2, 4 and
+##                   8 GiB (x86_64: 1 and 2), workloads scaled, 3 boots each
 ##
 ##   setup           install the missing Debian packages (harness/setup.sh)
 ##   tree            setup, then apply patches/series to the cache's kernel tree
@@ -64,6 +67,11 @@ bench-short:
 	@HWAGE_BENCH_RUNS=$${HWAGE_BENCH_RUNS:-3} HWAGE_BENCH_CONFIGS="$${HWAGE_BENCH_CONFIGS:-base hca}" \
 		HWAGE_BENCH_PRESSURES=$${HWAGE_BENCH_PRESSURES:-1.2} bash bench/run.sh
 
+bench-scale:
+	@HWAGE_BENCH_RUNS=$${HWAGE_BENCH_RUNS:-3} HWAGE_BENCH_CONFIGS="$${HWAGE_BENCH_CONFIGS:-base hca}" \
+		HWAGE_BENCH_PRESSURES=$${HWAGE_BENCH_PRESSURES:-1.2} \
+		HWAGE_BENCH_SCALES="$${HWAGE_BENCH_SCALES:-1 2 4 8}" bash bench/run.sh
+
 bench-emulator: emulator
 	@bash emulator/slowdown.sh
 
@@ -84,4 +92,4 @@ clean:
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all help setup tree kernel initramfs boot test demo emulator bench bench-short bench-emulator check-series clean distclean
+.PHONY: all help setup tree kernel initramfs boot test demo emulator bench bench-short bench-scale bench-emulator check-series clean distclean

@@ -28,7 +28,7 @@ function med(key, m,    n, i, j, t, a) {
 }
 function col(name) { return (name in c) ? $c[name] : "" }
 function add(key, m, x) { if (x == "") return; val[key, m, ++cnt[key, m]] = x + 0 }
-function fmt(x) { if (x == "") return "-"; if (x >= 1e6) return sprintf("%.3gM", x / 1e6); if (x >= 1e4) return sprintf("%.0fk", x / 1e3); if (x == int(x)) return sprintf("%d", x); return sprintf("%.3g", x) }
+function fmt(x) { if (x == "") return "-"; if (x >= 1e6) return sprintf("%.3gM", x / 1e6); if (x >= 1e4) return sprintf("%.0fk", x / 1e3); if (x >= 1000) return sprintf("%.0f", x); if (x == int(x)) return sprintf("%d", x); return sprintf("%.3g", x) }
 function cell(key, m,    x) { x = med(key, m); if (x == "") return "-"; return fmt(x) (cnt[key, m] > 1 ? " (" fmt(lo[key, m]) "-" fmt(hi[key, m]) ")" : "") }
 function ratio(key, bkey, m,    a, b) { a = med(key, m); b = med(bkey, m); if (a == "" || b == "" || b == 0) return "-"; return sprintf("%.2f", a / b) }
 # coefficient of variation (sample standard deviation over mean), in %
@@ -63,7 +63,10 @@ function pv(x) { return (x == "" || x == "-") ? "NaN" : x }
 function per(x, y) { return (x == "" || y == "" || y + 0 <= 0) ? "" : x / y }
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
-	key = col("arch") "|" col("workload") "|" col("pressure") "|" col("config")
+	# a scaled guest (make bench-scale) is a target of its own
+	tgt = col("arch")
+	if (col("scale") != "" && col("scale") != 1) tgt = tgt " " col("guest_mem")
+	key = tgt "|" col("workload") "|" col("pressure") "|" col("config")
 	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
 	runs[key]++
 	bad[key] += (col("errors") != "0" || (col("misses") != "" && col("misses") != "0") || col("exit") != "0")
@@ -104,7 +107,8 @@ END {
 		# base with their intervals (ops/s, refaults per 1000 operations)
 		# (unconstrained, the ceiling, would squash the scale: table only)
 		if (f[4] == "base" || f[4] == "unconstrained") continue
-		pf = dir "/plot-" f[1] "-" f[2] ".dat"
+		pn = f[1]; gsub(/ /, "-", pn)
+		pf = dir "/plot-" pn "-" f[2] ".dat"
 		ci(k, b, "rf_kop")
 		printf "\"%sx %s\" %s %s %s %s %s %s\n", f[3], f[4],
 			pv(rmid[k, "ops"]), pv(rlo[k, "ops"]), pv(rhi[k, "ops"]),

@@ -11,9 +11,12 @@
 #   emulator   the options the plugin printed it runs with ("hca: table=..."
 #              in LOG), e.g. page:4096/sample:1/decay:100000000/lines:on/
 #              truth:on; "none" without the plugin
-#   guest_mem  -m of LOG.cmd; phase_secs: hwage.secs= of LOG.cmd
+#   guest_mem  -m of LOG.cmd; phase_secs: hwage.secs= of LOG.cmd; scale:
+#              hwage.scale= (the workloads' size factor, 1 without)
 #   clock      the guest's clock: icount:N (-icount shift=N: guest time is
 #              guest instructions) or host (it follows the host's)
+#   boot_wall_s  the boot's wall-clock seconds on the host, from LOG.wall
+#              (bench/run.sh writes it), empty without
 # and the classification scores of bench/score.sh for the hotcold rows.
 set -u
 COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
@@ -21,7 +24,7 @@ limit_kb footprint_kb workingset_refault_anon workingset_refault_file
 workingset_activate_anon workingset_activate_file pgscan pgsteal pgmajfault pswpin pswpout
 cpu_usec cpu_sys_usec aging_ns aging_calls look_around_ns look_around_calls swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
-truth_agreement secs kernel series qemu emulator guest_mem phase_secs clock log"
+truth_agreement secs kernel series qemu emulator guest_mem scale phase_secs clock boot_wall_s log"
 
 if [ "${1:-}" = --header ]; then
 	echo $COLS | tr ' ' ,
@@ -60,7 +63,9 @@ meta+=" qemu=${qemu:-unknown} emulator=${emulator:-none} guest_mem=$(arg_after -
 icount=$(arg_after -icount)
 clock=host
 [ -z "$icount" ] || clock=icount:$(sed -n 's/.*shift=\([0-9]*\).*/\1/p' <<<"$icount")
-meta+=" phase_secs=$(param hwage.secs) clock=$clock log=$(basename "$log")"
+scale=$(param hwage.scale)
+meta+=" scale=${scale:-1} phase_secs=$(param hwage.secs) clock=$clock boot_wall_s=$(cat "$log.wall" 2>/dev/null)"
+meta+=" log=$(basename "$log")"
 
 scores=$(bash "$(dirname "$0")/score.sh" "$log")
 tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" '

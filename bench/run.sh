@@ -2,46 +2,88 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the A/B benchmark of ../shared/BENCHMARKS.md. For each target
 # and each run, boots the guest once per configuration, interleaved (base,
-# hca, hca-noref, unconstrained, base, ...), every boot with the counter
-# plugin (so that its cost is the same for all), and collects what
-# guest/runners/bench.c prints. Then writes, in the output directory:
+# hca, hca-s16, hca-noref, unconstrained, base, ...), every boot with the
+# counter plugin, and collects what guest/runners/bench.c prints. Then
+# writes, in the output directory:
 #   results.csv   every measurement with its settings
-#   summary.md    medians, spread (min-max) and ratios to base
-#   *.png         ops/s and refaults per configuration (gnuplot)
+#   summary.md    medians, spread, ratios to base with bootstrap intervals
+#   *.png         the ratios with their intervals (gnuplot)
+#
+# By default the guests run under QEMU's instruction counting (-icount):
+# a guest second is a fixed number of guest instructions, so ops per guest
+# second measure what the guest's CPU did and nothing of the host (its
+# speed, its load, the plugin's cost). A guest then runs in one host
+# thread, and HWAGE_BENCH_JOBS boots run at once without disturbing each
+# other's figures.
+#
+# Configurations:
+#   base           the patched kernel with counter aging off: stock MGLRU
+#   hca            counter aging on, exact counts
+#   hca-s16        counter aging on, the plugin counting 1 access in 16
+#                  (sample=16, as the POWER10 engine can) and keeping no
+#                  ground truth: no classification scores, the cheapest
+#                  emulator
+#   hca-noref      counter aging, eviction without reference checks
+#   unconstrained  no memory limit: the ceiling
 #
 # Settings (environment):
 #   HWAGE_BENCH_ARCHS      targets (ppc64le x86_64)
-#   HWAGE_BENCH_RUNS       boots per configuration (5)
-#   HWAGE_BENCH_CONFIGS    (base hca hca-noref unconstrained)
+#   HWAGE_BENCH_RUNS       boots per configuration (10)
+#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-noref unconstrained)
 #   HWAGE_BENCH_WORKLOADS  (hotcold,memcached)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2,2)
-#   HWAGE_BENCH_SECS       seconds of each run phase (8)
+#   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
+#   HWAGE_BENCH_SCALES     guest sizes, as multiples of the target's memory
+#                          (1G): each scale N boots an N-times larger guest
+#                          with N-times larger workloads (hwage.scale=N);
+#                          x86_64 stops at 3 (make bench-scale: 1 2 4 8)
+#   HWAGE_BENCH_ICOUNT     the guest clock: a shift N for -icount shift=N
+#                          (a guest instruction is 2^N ns of guest time) or
+#                          off for the host's clock (3)
+#   HWAGE_BENCH_JOBS       boots at once (under -icount: nproc; off: 1,
+#                          since boots would then slow each other down)
 #   HWAGE_BENCH_OUT        output directory ($HWAGE_CACHE/bench/DATE)
 #   HWAGE_BENCH_YOUNG      generations counted as young when scoring (1)
 #   HWAGE_HCA_SAMPLE, HWAGE_HCA_DECAY, HWAGE_HCA_OPTS   the plugin's
-#                          options (run-guest.sh); every boot runs it with
-#                          truth= (HWAGE_HCA_TRUTH=1), the classification
-#                          of every configuration being scored against it
+#                          options (run-guest.sh) of every configuration
+#                          but hca-s16; they run with truth=
+#                          (HWAGE_HCA_TRUTH=1), the classification being
+#                          scored against it
 # Each boot has a log of its own, and only that log is collected
 # (bench/rows.sh, which also records the QEMU and plugin options the boot
-# really ran with); a boot that fails is reported, and make bench then
-# exits non-zero after writing what the other boots measured.
+# really ran with, and the boot's wall time); a boot that fails is
+# reported, and make bench then exits non-zero after writing what the
+# other boots measured.
 set -u
 . "$(dirname "$0")/../harness/lib.sh"
 S=$HWAGE_TOP/harness
 ARCHS=${HWAGE_BENCH_ARCHS:-ppc64le x86_64}
-RUNS=${HWAGE_BENCH_RUNS:-5}
-CONFIGS=${HWAGE_BENCH_CONFIGS:-base hca hca-noref unconstrained}
+RUNS=${HWAGE_BENCH_RUNS:-10}
+CONFIGS=${HWAGE_BENCH_CONFIGS:-base hca hca-s16 hca-noref unconstrained}
 WORKLOADS=${HWAGE_BENCH_WORKLOADS:-hotcold,memcached}
 PRESSURES=${HWAGE_BENCH_PRESSURES:-1.2,2}
 SECS=${HWAGE_BENCH_SECS:-8}
+SCALES=${HWAGE_BENCH_SCALES:-1}
 OUT=${HWAGE_BENCH_OUT:-$HWAGE_CACHE/bench/$(date +%Y%m%d-%H%M%S)}
+ICOUNT=${HWAGE_BENCH_ICOUNT:-3}
+case "$ICOUNT" in
+off) JOBS=${HWAGE_BENCH_JOBS:-1} ;;
+[0-9]|10) JOBS=${HWAGE_BENCH_JOBS:-$(nproc)} ;;
+*) die "HWAGE_BENCH_ICOUNT=$ICOUNT: want off or a shift from 0 to 10" ;;
+esac
 
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_BENCH_RUNS=$RUNS: want a number of runs >= 1"
 [[ "$SECS" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_BENCH_SECS=$SECS: want seconds >= 1"
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_BENCH_JOBS=$JOBS: want a number of boots >= 1"
+[ "$ICOUNT" != off ] || [ "$JOBS" = 1 ] ||
+	info "warning: HWAGE_BENCH_JOBS=$JOBS with the host's clock: the boots' figures include each other's load"
+for n in $SCALES; do
+	[[ "$n" =~ ^[1-9][0-9]*$ ]] && [ "$n" -le 64 ] ||
+		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
+done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-noref|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-noref unconstrained)" ;;
+	case $c in base|hca|hca-s16|hca-noref|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-s16 hca-noref unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
@@ -62,45 +104,90 @@ bash "$HWAGE_TOP/bench/rows.sh" --header >"$csv" || die "cannot write $csv"
 series=$(cd "$HWAGE_TOP" && git log -1 --format=%h -- patches 2>/dev/null)
 [ -n "$(cd "$HWAGE_TOP" && git status --porcelain -- patches 2>/dev/null)" ] && series+=-dirty
 
+# boot ARCH SCALE RUN CONFIG: one benchmark boot, its rows into $OUT/rows/;
+# what it measured, or why it failed, printed as it ends and kept in
+# $OUT/rows/ID.msg
+boot() {
+	local arch=$1 scale=$2 run=$3 config=$4 log rc why t id=$1-x$2-$3-$4 guest_config=$4
+	local sample=${HWAGE_HCA_SAMPLE:-1} truth=1
+	local msg=$OUT/rows/$id.msg
+	if [ "$config" = hca-s16 ]; then
+		guest_config=hca sample=16 truth=0
+	fi
+	# a log of this boot's own: only what it wrote is collected
+	log=$HWAGE_LOGS/guest-$arch-bench-hca-on-$config-x$scale-run$run-$(date +%Y%m%d-%H%M%S)-$BASHPID.log
+	t=$EPOCHSECONDS
+	HWAGE_LOG=$log HWAGE_HCA=on HWAGE_HCA_TRUTH=$truth HWAGE_HCA_SAMPLE=$sample \
+		HWAGE_ICOUNT=$ICOUNT HWAGE_GUEST_MEM=$((scale * mem_mib))M \
+		HWAGE_CMDLINE="hwage.config=$guest_config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS hwage.scale=$scale" \
+		bash "$S/run-guest.sh" "$arch" bench >"$OUT/rows/$id.boot" 2>&1
+	rc=$?
+	echo $((EPOCHSECONDS - t)) >"$log.wall"
+	: >"$msg"
+	if ! grep -aq '^hwage-init: mode' "$log" 2>/dev/null; then
+		why=$(sed -n 's/^hwage-host: \(boot did not start: \)\{0,1\}//p' "$log" 2>/dev/null | head -n 1)
+		{
+			echo "hwage: bench boot did not start ($arch $config run $run): ${why:-run-guest.sh exited with status $rc}; log: $log"
+			tail -n 20 "$OUT/rows/$id.boot"
+		} >>"$msg"
+		cat "$msg" >&2
+		echo "$arch $config run $run: did not start, ${why:-exit status $rc} ($log)" >"$OUT/rows/$id.bad"
+		return
+	fi
+	if [ "$rc" != 0 ] || grep -aq 'hwage-bench-error' "$log"; then
+		{
+			echo "hwage: bench boot failed ($arch $config run $run), log: $log"
+			tail -n 20 "$OUT/rows/$id.boot"
+		} >>"$msg"
+		echo "$arch $config run $run: exit status $rc$(grep -aq 'hwage-bench-error' "$log" && echo ", hwage-bench-error") ($log)" >"$OUT/rows/$id.bad"
+	fi
+	# the guest knows hca-s16 as hca: the third column says which it was
+	bash "$HWAGE_TOP/bench/rows.sh" "$arch" "$run" "$series" "$log" |
+		sed "s/^\([^,]*,[^,]*,\)$guest_config,/\1$config,/" >"$OUT/rows/$id.csv"
+	grep -a '^hwage-bench ' "$log" | tr -d '\r' |
+		awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^(workload|pressure|ops_per_s|p99_us|workingset_refault_anon|errors|misses)=/) printf " %s", $i; print "" }' |
+		sed 's/^/    /' >>"$msg"
+	echo "    ($arch $config run $run: $(cat "$log.wall")s)" >>"$msg"
+	cat "$msg"
+}
+
 t0=$(date +%s)
 total=0
 bad_boots=()
+rm -rf "$OUT/rows"
+mkdir -p "$OUT/rows" || die "cannot create $OUT/rows"
 bash "$S/setup.sh" || exit 1
 bash "$S/prepare-tree.sh" || exit 1
+info "bench: clock ${ICOUNT/#[0-9]*/icount shift=$ICOUNT}, $JOBS boot(s) at once, $RUNS run(s) of: $CONFIGS"
 for arch in $ARCHS; do
 	load_target "$arch"
 	bash "$S/build-kernel.sh" "$arch" || die "the $arch kernel did not build"
 	bash "$S/mkinitramfs.sh" "$arch" || die "the $arch initramfs did not build"
-	for run in $(seq 1 "$RUNS"); do
-		for config in $CONFIGS; do
-			info "bench $arch run $run/$RUNS: $config ($WORKLOADS at pressure $PRESSURES, ${SECS}s each; $(($(date +%s) - t0))s so far)"
-			# a log of this boot's own: only what it wrote is collected
-			log=$HWAGE_LOGS/guest-$arch-bench-hca-on-$config-run$run-$(date +%Y%m%d-%H%M%S).log
-			HWAGE_LOG=$log HWAGE_HCA=on HWAGE_HCA_TRUTH=1 \
-				HWAGE_CMDLINE="hwage.config=$config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS" \
-				bash "$S/run-guest.sh" "$arch" bench >"$OUT/boot.log" 2>&1
-			rc=$?
-			if ! grep -aq '^hwage-init: mode' "$log" 2>/dev/null; then
-				why=$(sed -n 's/^hwage-host: \(boot did not start: \)\{0,1\}//p' "$log" 2>/dev/null | head -n 1)
-				echo "hwage: bench boot did not start ($arch $config run $run): ${why:-run-guest.sh exited with status $rc}; log: $log" >&2
-				tail -n 20 "$OUT/boot.log" >&2
-				bad_boots+=("$arch $config run $run: did not start, ${why:-exit status $rc} ($log)")
-				continue
-			fi
-			if [ "$rc" != 0 ] || grep -aq 'hwage-bench-error' "$log"; then
-				echo "hwage: bench boot failed ($arch $config run $run), log: $log" >&2
-				tail -n 20 "$OUT/boot.log" >&2
-				bad_boots+=("$arch $config run $run: exit status $rc$(grep -aq 'hwage-bench-error' "$log" && echo ", hwage-bench-error") ($log)")
-			fi
-			rows=$(bash "$HWAGE_TOP/bench/rows.sh" "$arch" "$run" "$series" "$log")
-			if [ -n "$rows" ]; then
-				echo "$rows" >>"$csv"
-				total=$((total + $(wc -l <<<"$rows")))
-			fi
-			grep -a '^hwage-bench ' "$log" | tr -d '\r' |
-				awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^(workload|pressure|ops_per_s|p99_us|workingset_refault_anon|errors|misses)=/) printf " %s", $i; print "" }' |
-				sed 's/^/    /'
+	mem_mib=$(($(numfmt --from=iec "$GUEST_MEM") >> 20))
+	ids=()
+	for scale in $SCALES; do
+		if [ "$arch" = x86_64 ] && [ $((scale * mem_mib)) -gt 3072 ]; then
+			info "bench: skipping x86_64 at scale $scale: with the counter engine x86_64 guests stop at 3G (harness/run-guest.sh)"
+			continue
+		fi
+		for run in $(seq 1 "$RUNS"); do
+			for config in $CONFIGS; do
+				ids+=("$arch-x$scale-$run-$config")
+				while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+					wait -n
+				done
+				info "bench $arch $((scale * mem_mib))M run $run/$RUNS: $config ($WORKLOADS at pressure $PRESSURES, ${SECS}s each; $(($(date +%s) - t0))s so far)"
+				boot "$arch" "$scale" "$run" "$config" &
+			done
 		done
+	done
+	wait
+	# in the order of the boots, whatever order they ended in
+	for id in "${ids[@]}"; do
+		[ -f "$OUT/rows/$id.bad" ] && bad_boots+=("$(cat "$OUT/rows/$id.bad")")
+		[ -s "$OUT/rows/$id.csv" ] || continue
+		cat "$OUT/rows/$id.csv" >>"$csv"
+		total=$((total + $(wc -l <"$OUT/rows/$id.csv")))
 	done
 done
 info "bench: $total measurements in $(($(date +%s) - t0))s: $csv"

@@ -24,6 +24,11 @@
 # Extra kernel parameters: HWAGE_CMDLINE; extra QEMU options:
 # HWAGE_QEMU_ARGS or after "--".
 #
+# HWAGE_GUEST_MEM sets the guest's memory (a size as -m takes it, e.g. 4G;
+# the target's GUEST_MEM by default). With the counter engine, x86_64's is
+# at most 3G: -M pc puts the RAM above 3 GiB beyond its PCI hole, above
+# 4 GiB, where a table of guest-physical pages from 0 does not reach.
+#
 # HWAGE_ICOUNT picks the guest's clock:
 #   off       (the default) the guest's clocks follow the host's: host load,
 #             the plugin's cost and vCPU scheduling show in guest time
@@ -97,6 +102,14 @@ not_started() {
 [ -f "$HWAGE_TOP/targets/$arch.conf" ] ||
 	not_started "unknown ARCH '$arch' (targets: $(cd "$HWAGE_TOP/targets" && ls *.conf | sed 's/\.conf//' | tr '\n' ' '))"
 load_target "$arch"
+if [ -n "${HWAGE_GUEST_MEM:-}" ]; then
+	mem_bytes=$(numfmt --from=iec "${HWAGE_GUEST_MEM%B}" 2>/dev/null)
+	[[ "$mem_bytes" =~ ^[0-9]+$ ]] && [ "$mem_bytes" -ge $((256 << 20)) ] ||
+		not_started "HWAGE_GUEST_MEM=$HWAGE_GUEST_MEM: want a size of at least 256M, e.g. 4G"
+	[ "$arch" != x86_64 ] || [ "${HWAGE_HCA:-off}" = off ] || [ "$mem_bytes" -le $((3 << 30)) ] ||
+		not_started "HWAGE_GUEST_MEM=$HWAGE_GUEST_MEM: x86_64 with the counter engine takes at most 3G (RAM above 3 GiB sits above 4 GiB, beyond the table)"
+	GUEST_MEM=$HWAGE_GUEST_MEM
+fi
 case "$MODE" in test|demo|bench|shell) ;; *) not_started "unknown mode '$MODE' (test, demo, bench, shell)";; esac
 
 kernel=$HWAGE_BUILD/$KIMAGE

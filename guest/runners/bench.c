@@ -12,6 +12,8 @@
  *   hwage.workloads=hotcold,memcached               (both)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
+ *   hwage.scale=N            workload sizes times N, for guests with N
+ *                            times the memory (1 to 64; 1)
  *
  * The pressure is the workload's measured footprint (memory.current with
  * no limit, after it has loaded its data) over the limit. hotcold's
@@ -31,6 +33,8 @@
  */
 static char CG[64];
 static int nr_cg;
+/* hwage.scale: hotcold's sets, memcached's keys and cache, zram times this */
+static int scale = 1;
 #define HOT_MB 16
 #define COLD_MB 48
 #define MC_PORT 11211
@@ -113,16 +117,20 @@ static long long limit_for(const char *config, long long footprint, const char *
 static void hotcold(const char *config, const char *pressure, const char *secs, int counts)
 {
 	char h[16], c[16], res[1024];
-	/* the classification (-c) and ground truth (-T) need the counters */
+	/*
+	 * the classification (-c) needs the counters; the ground-truth
+	 * snapshots (-T) also need the plugin to keep the truth (hwage.truth=1)
+	 */
+	int snapshots = counts && !strcmp(kparam("truth", "0"), "1");
 	char *argv[] = { "/bin/w-hotcold", "-H", h, "-C", c, "-s", (char *)secs,
-			 counts ? "-c" : NULL, "-T", NULL };
-	long long footprint = (long long)(HOT_MB + COLD_MB) << 20;
+			 counts ? "-c" : NULL, snapshots ? "-T" : NULL, NULL };
+	long long footprint = (long long)(HOT_MB + COLD_MB) * scale << 20;
 	long long limit = limit_for(config, footprint, pressure);
 	struct snap s0;
 	int st;
 
-	snprintf(h, sizeof(h), "%d", HOT_MB);
-	snprintf(c, sizeof(c), "%d", COLD_MB);
+	snprintf(h, sizeof(h), "%d", HOT_MB * scale);
+	snprintf(c, sizeof(c), "%d", COLD_MB * scale);
 	snap(&s0);
 	if (cg_create(CG, limit)) {
 		/* a limit that did not apply must not pass for a measurement */
@@ -145,10 +153,10 @@ static void memcached(const char *config, const char *pressure, const char *secs
 	pid_t mc;
 	int st;
 
-	snprintf(k, sizeof(k), "%d", MC_KEYS);
+	snprintf(k, sizeof(k), "%d", MC_KEYS * scale);
 	snprintf(v, sizeof(v), "%d", MC_VALUE);
 	unlink(MC_STATE);
-	mc = cg_create(CG, 0) ? -1 : mc_start(CG, MC_PORT, MC_CACHE_MB);
+	mc = cg_create(CG, 0) ? -1 : mc_start(CG, MC_PORT, MC_CACHE_MB * scale);
 	snap(&s0);
 	if (mc < 0) {
 		report(config, "memcached", pressure, 0, 0, "", 1 << 8, &s0);
@@ -174,7 +182,8 @@ static void memcached(const char *config, const char *pressure, const char *secs
 int main(void)
 {
 	char workloads[256], pressures[256], caps[64], *w, *p, *s1, *s2;
-	const char *config, *secs;
+	const char *config, *secs, *sc;
+	char *end;
 	int counts;
 
 	config = kparam("config", "base");
@@ -182,18 +191,24 @@ int main(void)
 	snprintf(workloads, sizeof(workloads), "%s", kparam("workloads", "hotcold,memcached"));
 	snprintf(pressures, sizeof(pressures), "%s", kparam("pressures", "1.2,2"));
 	counts = !access(HCA_PFN, R_OK);
+	sc = kparam("scale", "1");
+	scale = strtol(sc, &end, 10);
+	if (*end || scale < 1 || scale > 64) {
+		printf("hwage-bench-error hwage.scale=%s: want 1 to 64\n", sc);
+		return 1;
+	}
 
 	if (read_file("/sys/kernel/mm/lru_gen/enabled", caps, sizeof(caps)) <= 0)
 		snprintf(caps, sizeof(caps), "none");
 	caps[strcspn(caps, "\n")] = '\0';
-	printf("hwage-bench-info config=%s lru_gen_enabled=%s counts=%s\n", config, caps,
-	       counts ? "yes" : "no");
+	printf("hwage-bench-info config=%s lru_gen_enabled=%s counts=%s scale=%d\n", config,
+	       caps, counts ? "yes" : "no", scale);
 	if (wl_config(config)) {
 		printf("hwage-bench-error config=%s: cannot set its knobs (no counter engine?)\n",
 		       config);
 		return 1;
 	}
-	if (setup_zram_swap(512) || lo_up()) {
+	if (setup_zram_swap(512 * scale) || lo_up()) {
 		printf("hwage-bench-error config=%s: no zram swap or no loopback\n", config);
 		return 1;
 	}

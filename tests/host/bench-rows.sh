@@ -10,7 +10,7 @@ B=$(dirname "$0")/../../bench
 . "$(dirname "$0")/../../harness/ktap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ktap_plan 7
+ktap_plan 8
 
 mkdir "$tmp/bin"
 for q in ppc64:10.0.91 x86_64:10.0.92; do
@@ -51,6 +51,15 @@ ktap_ok kernel_memory_phase_series_log $? "got: $got"
 got=$(col "$tmp/a.csv" 1 clock)
 [ "$got" = icount:2 ]
 ktap_ok guest_clock_of_the_boot $? "got: $got (want icount:2)"
+
+# The boot's wall time (LOG.wall, from bench/run.sh) and its scale
+# (hwage.scale=, 1 without).
+echo 42 >"$log.wall"
+got="$(bash "$B/rows.sh" ppc64le 1 abc "$log" | head -n 1 >"$tmp/r.csv"; { bash "$B/rows.sh" --header; cat "$tmp/r.csv"; } >"$tmp/b.csv"; col "$tmp/b.csv" 1 boot_wall_s) $(col "$tmp/b.csv" 1 scale)"
+sed -i 's/ hwage.secs=7/ hwage.secs=7 hwage.scale=4/' "$log.cmd"
+got+=" $({ bash "$B/rows.sh" --header; bash "$B/rows.sh" ppc64le 1 abc "$log"; } >"$tmp/c.csv"; col "$tmp/c.csv" 1 scale)"
+[ "$got" = "42 1 4" ]
+ktap_ok wall_time_and_scale $? "got: $got (want 42 1 4)"
 
 # Without truth= the plugin prints none: recorded as truth:off.
 sed -i 's/ truth=[^ ]*//' "$log"
