@@ -1,99 +1,203 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make demo: a hot/cold workload in a memory cgroup over its limit, with
- * swap on zram, and what MGLRU does about it, printed every round: the
- * cgroup's generations from /sys/kernel/debug/lru_gen and its reclaim
- * counters from memory.stat.
+ * make demo: the same hot/cold workload (w-hotcold) run twice in one boot,
+ * first under stock MGLRU (base: counter aging off), then under aging from
+ * the access counts (hca), each in a fresh memory cgroup at half its
+ * footprint, with swap on zram. harness/demo-report.sh turns the log into
+ * a table and a picture per configuration.
  *
- * The workload touches COLD_MB once, then keeps re-reading HOT_MB; with the
- * limit between the two, a good aging policy keeps the hot pages resident
- * and refaults stay low.
+ * For each configuration it prints a few progress lines ("demo: ..."), the
+ * workload's own lines ("# ...": its "cls pfn:gen_age:hot" lines, one entry
+ * per resident page, and "truth begin=A end=B", the numbers of the
+ * emulator's ground-truth snapshots at the start and the end of its run
+ * phase), and last
+ *   hwage-demo config=C limit_kb=N evicted=N refaulted=N swapins=N exit=N
+ *     <the fields of the workload's result line>
+ * or "hwage-demo config=C skipped=WHY". evicted is pswpout and swapins
+ * pswpin (/proc/vmstat: memory.stat has neither, and the demo's cgroup is
+ * the only one that swaps), refaulted the cgroup's workingset_refault_anon;
+ * all three count the run phase only (from the workload's "# N pages"
+ * line, once it has written every page, to the end of its operations), so
+ * the filling and the final read-back, the same under both, do not blur
+ * the difference.
  *
- * With the emulated counter engine (hwage.hca=on), the demo turns
- * hca_lru_age on, so generations come from the access counts, and the
- * lru_gen block shows the sampled hotness range.
+ * Kernel command line: hwage.secs=N, seconds of each run phase (20);
+ * hwage.truth=1 (the host keeps the ground truth) adds -T.
  */
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include <poll.h>
 
 #include "cgroup.h"
 #include "hca.h"
-#include "lru_gen.h"
-#include "util.h"
+#include "workload.h"
 
-#define CG CG_ROOT "/hwage-demo"
-#define LIMIT_MB 32
 #define HOT_MB 16
 #define COLD_MB 48
-#define ROUNDS 6
+#define LIMIT_MB 32
+/* seconds between progress lines while the workload runs quietly */
+#define PROGRESS_S 5
 
-/*
- * Reclaim and refaults from the cgroup's memory.stat (limit reclaim is not
- * in /proc/vmstat's pgscan); swap traffic from /proc/vmstat, since
- * memory.stat has no pswpin/pswpout (the demo's cgroup is the only one
- * that swaps).
- */
-static const struct {
-	const char *name;
-	int vmstat;
-} counters[] = {
-	{ "pgscan", 0 }, { "pgsteal", 0 }, { "pswpout", 1 }, { "pswpin", 1 },
-	{ "workingset_refault_anon", 0 }, { "workingset_activate_anon", 0 }, { NULL, 0 },
+struct counts {
+	long long pswpout, pswpin, refault;
 };
 
-static long long counter(int i)
+/* one run of the workload, followed through its output */
+struct run {
+	const char *config;
+	char cg[64];
+	int phase;			/* 0 filling, 1 run phase, 2 after it */
+	double t0, last;
+	struct counts start, end;
+	char result[1024];
+};
+
+static void counts(const struct run *r, struct counts *c)
 {
-	return counters[i].vmstat ? vmstat(counters[i].name) :
-				    cg_stat(CG, "memory.stat", counters[i].name);
+	c->pswpout = vmstat("pswpout");
+	c->pswpin = vmstat("pswpin");
+	c->refault = cg_stat(r->cg, "memory.stat", "workingset_refault_anon");
 }
 
-static void workload(void)
+/*
+ * The run phase starts after "# N pages of ..." and ends before the first
+ * line the workload prints after it: "truth", "cls" or "# swapped out".
+ */
+static void follow(struct run *r, const char *line)
 {
-	long psz = sysconf(_SC_PAGESIZE);
-	size_t hot = (size_t)HOT_MB << 20, cold = (size_t)COLD_MB << 20, i;
-	volatile char *mem;
+	const char *l = line + strspn(line, "# ");
 
-	if (cg_enter(CG))
-		_exit(1);
-	mem = mmap(NULL, hot + cold, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		_exit(1);
-	for (i = 0; i < hot + cold; i += psz)
-		mem[i] = (char)(i / psz);
-	for (;;)
-		for (i = 0; i < hot; i += psz)
-			mem[i]++;
+	if (r->phase == 1 && (!strncmp(l, "truth ", 6) || !strncmp(l, "cls ", 4) ||
+			      !strncmp(l, "swapped out", 11))) {
+		counts(r, &r->end);
+		r->phase = 2;
+		printf("demo: %s: run phase over after %.0f s; where each page sits, for the host\n",
+		       r->config, now_s() - r->t0);
+	}
+	if (r->phase == 0 && strstr(l, " pages of ")) {
+		counts(r, &r->start);
+		r->phase = 1;
+		r->t0 = r->last = now_s();
+	}
+	if (!strncmp(l, "result ", 7))
+		snprintf(r->result, sizeof(r->result), "%s", l + 7);
 }
 
-/* print the lines of our cgroup's block in lru_gen */
-static int print_ours(const struct lru_gen_line *l, void *arg)
+/* every PROGRESS_S of the run phase: the cgroup's size and swap traffic */
+static void progress(struct run *r)
 {
-	if (l->kind != LG_MEMCG && !strcmp(l->path, cg_path(CG)))
-		printf("  %s\n", l->text);
-	return 0;
+	struct counts c;
+	double t = now_s();
+
+	if (r->phase != 1 || t - r->last < PROGRESS_S)
+		return;
+	r->last = t;
+	counts(r, &c);
+	printf("demo: %s: %3.0f s: %4.1f MiB resident, so far %lld pages evicted, %lld refaulted\n",
+	       r->config, t - r->t0, cg_read(r->cg, "memory.current") / 1048576.0,
+	       c.pswpout - r->start.pswpout, c.refault - r->start.refault);
 }
 
-/* print_memcg_gens(): the lru_gen block of our cgroup only. */
-static void print_memcg_gens(void)
+/*
+ * Run argv in r->cg, forwarding its lines ("# " added to those without),
+ * following its phases; its wait status.
+ */
+static int run_workload(struct run *r, char *const argv[])
 {
-	printf("  generations of %s (gen, age ms, anon pages, file pages):\n", cg_path(CG));
-	lru_gen_each(LRU_GEN, print_ours, NULL);
+	char buf[8192], *line, *nl;
+	size_t have = 0;
+	int pfd[2], status = -1;
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (cg_enter(r->cg))
+			_exit(126);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		execv(argv[0], argv);
+		printf("exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		ssize_t got;
+		int ret = poll(&p, 1, 1000);
+
+		progress(r);
+		if (ret == 0 || (ret < 0 && errno == EINTR))
+			continue;
+		got = read(pfd[0], buf + have, sizeof(buf) - 1 - have);
+		if (got <= 0)
+			break;
+		have += got;
+		buf[have] = '\0';
+		line = buf;
+		/* whole lines, or a full buffer as one line */
+		while ((nl = strchr(line, '\n')) || (line == buf && have == sizeof(buf) - 1)) {
+			if (nl)
+				*nl = '\0';
+			follow(r, line);
+			printf("%s%s\n", line[0] == '#' ? "" : "# ", line);
+			line = nl ? nl + 1 : buf + have;
+		}
+		have -= line - buf;
+		memmove(buf, line, have);
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	fflush(stdout);
+	return status;
+}
+
+static void demo(const char *config, const char *secs, int cls, int truth)
+{
+	char h[16], c[16];
+	char *argv[] = { "/bin/w-hotcold", "-H", h, "-C", c, "-s", (char *)secs,
+			 cls ? "-c" : NULL, truth ? "-T" : NULL, NULL };
+	struct run r = { .config = config };
+	int st, ok;
+
+	snprintf(h, sizeof(h), "%d", HOT_MB);
+	snprintf(c, sizeof(c), "%d", COLD_MB);
+	snprintf(r.cg, sizeof(r.cg), CG_ROOT "/hwage-demo-%s", config);
+	if (wl_config(config)) {
+		printf("hwage-demo config=%s skipped=no-counter-engine\n", config);
+		printf("demo: %s: skipped: %s\n", config, HCA_OFF_WHY);
+		return;
+	}
+	if (cg_create(r.cg, (long long)LIMIT_MB << 20)) {
+		printf("hwage-demo config=%s skipped=no-cgroup\n", config);
+		return;
+	}
+	printf("demo: %s: %s; writing every page, then %s s of operations\n", config,
+	       strcmp(config, "base") ? "MGLRU aging from the access counts (hca_lru_age=1)" :
+					"stock MGLRU (hca_lru_age=0)", secs);
+	st = run_workload(&r, argv);
+	ok = r.phase == 2;
+	printf("hwage-demo config=%s limit_kb=%d evicted=%lld refaulted=%lld swapins=%lld exit=%d %s\n",
+	       config, LIMIT_MB << 10, ok ? r.end.pswpout - r.start.pswpout : -1,
+	       ok ? r.end.refault - r.start.refault : -1, ok ? r.end.pswpin - r.start.pswpin : -1,
+	       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+	       r.result[0] ? r.result : "errors=-1");
+	printf("demo: %s: %.0f ops/s; in the run phase %lld pages evicted, %lld refaulted, %lld swapped in\n",
+	       config, wl_get(r.result, "ops_per_s"), ok ? r.end.pswpout - r.start.pswpout : -1,
+	       ok ? r.end.refault - r.start.refault : -1, ok ? r.end.pswpin - r.start.pswpin : -1);
+	rmdir(r.cg);
 }
 
 int main(void)
 {
-	long long base[16], now;
-	int r, i, ret;
-	pid_t pid;
+	const char *secs = kparam("secs", "20");
+	int truth = !strcmp(kparam("truth", "0"), "1");
+	int cls = !access(HCA_PFN, R_OK), ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ret = setup_zram_swap(256);
@@ -101,37 +205,13 @@ int main(void)
 		printf("demo: swap on zram failed: %s\n", strerror(-ret));
 		return 1;
 	}
-	if (!access(HCA_BACKEND "table", R_OK)) {
-		hca_knob("hca_lru_age", "1");
-		printf("demo: counter backend registered, hca_lru_age=1: aging from access counts\n");
-	} else {
-		printf("demo: no counter backend: stock MGLRU aging\n");
-	}
-	ret = cg_create(CG, (long long)LIMIT_MB << 20);
-	if (ret) {
-		printf("demo: cannot create %s: %s\n", CG, strerror(-ret));
-		return 1;
-	}
-	printf("demo: memcg limit %d MiB, workload: %d MiB hot (re-read), %d MiB cold (touched once)\n",
-	       LIMIT_MB, HOT_MB, COLD_MB);
-	for (i = 0; counters[i].name; i++)
-		base[i] = counter(i);
-	pid = fork();
-	if (pid == 0)
-		workload();
-	for (r = 1; r <= ROUNDS; r++) {
-		sleep(3);
-		printf("--- round %d/%d\n", r, ROUNDS);
-		print_memcg_gens();
-		printf("  since start:");
-		for (i = 0; counters[i].name; i++) {
-			now = counter(i);
-			printf(" %s %lld", counters[i].name, now - base[i]);
-		}
-		printf("\n");
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	rmdir(CG);
+	printf("demo: w-hotcold: %d MiB hot (90%% of its operations), %d MiB cold, "
+	       "in a memcg limited to %d MiB, swap on zram\n", HOT_MB, COLD_MB, LIMIT_MB);
+	printf("demo: generations of each resident page: %s; ground truth: %s\n",
+	       cls ? "yes" : "no (no " HCA_PFN ")",
+	       truth ? "yes" : "no (hwage.truth=0): hot and cold by design only");
+	demo("base", secs, cls, truth && cls);
+	demo("hca", secs, cls, truth && cls);
+	wl_config("base");
 	return 0;
 }
