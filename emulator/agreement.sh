@@ -5,7 +5,9 @@
 # Spearman's rank correlation of count + prev_count against the exact count
 # over the pages the guest touched, and how many of the 10% hottest pages
 # by the truth are also among the 10% hottest by the table.  Run with a
-# decay longer than the run, or the table holds only the last two periods.
+# decay longer than the run, or the table holds only the last two periods,
+# and without the ivshmem device, or the guest's driver clears the counts
+# of every page it allocates and the table no longer matches the truth.
 set -eu
 [ $# = 2 ] || { echo "usage: $0 TABLE TRUTH" >&2; exit 2; }
 table=$1
