@@ -52,28 +52,37 @@ static const char *const stats[] = {
 
 /* what is measured as a difference over the measured phase */
 struct snap {
-	long long cpu, sys, aging[4], pswpin, pswpout;
+	long long cpu, sys, pswpin, pswpout;
+	/* lru_gen_full of our memcg, summed over its nodes (-1: no such lines) */
+	struct lru_gen_scan lg;
 };
-
-/* "aging ns N calls N look_around ns N calls N" of our memcg, summed over its nodes */
-static void aging_stats(long long v[4])
-{
-	struct lru_gen_scan s;
-	int i;
-
-	/* no aging lines, or no file: -1 in every field */
-	lru_gen_scan(LRU_GEN_FULL, cg_path(CG), -1, -1, &s);
-	for (i = 0; i < 4; i++)
-		v[i] = s.aging[i];
-}
 
 static void snap(struct snap *s)
 {
 	s->cpu = cg_stat(CG, "cpu.stat", "usage_usec");
 	s->sys = cg_stat(CG, "cpu.stat", "system_usec");
-	aging_stats(s->aging);
+	lru_gen_scan(LRU_GEN_FULL, cg_path(CG), -1, -1, &s->lg);
 	s->pswpin = vmstat("pswpin");
 	s->pswpout = vmstat("pswpout");
+}
+
+/* the fields of one kind of lru_lock hold: PREFIX_samples, _ns, _p99_ns, _max_ns */
+static size_t hold_fields(char *line, size_t size, const char *prefix,
+			  const struct lru_gen_hold *h1, const struct lru_gen_hold *h0)
+{
+	long long hist[LG_HOLD_BUCKETS];
+	int i;
+
+	if (h1->holds < 0)
+		return snprintf(line, size, " %s_samples=-1 %s_ns=-1 %s_p99_ns=-1 %s_max_ns=-1",
+				prefix, prefix, prefix, prefix);
+	for (i = 0; i < LG_HOLD_BUCKETS; i++)
+		hist[i] = lru_gen_delta(h1->hist[i], h0->hist[i]);
+	/* quantiles of the phase's own holds: -1 if it had none */
+	return snprintf(line, size, " %s_samples=%lld %s_ns=%lld %s_p99_ns=%lld %s_max_ns=%lld",
+			prefix, lru_gen_delta(h1->holds, h0->holds), prefix,
+			lru_gen_delta(h1->ns, h0->ns), prefix, lru_gen_hold_quantile(hist, 0.99),
+			prefix, lru_gen_hold_quantile(hist, 1));
 }
 
 /* print the measurement; s0 is the snapshot taken at the start of it */
@@ -102,7 +111,18 @@ static void report(const char *config, const char *workload, const char *pressur
 		n += snprintf(line + n, sizeof(line) - n, " %s=%lld",
 			      (const char *[]){ "aging_ns", "aging_calls", "look_around_ns",
 						"look_around_calls" }[i],
-			      s1.aging[i] < 0 ? -1 : s1.aging[i] - s0->aging[i]);
+			      lru_gen_delta(s1.lg.aging[i], s0->lg.aging[i]));
+	for (i = 0; i < 2 * LG_NR_COUNTS; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %s=%lld",
+			      (const char *[]){ "counts_ns", "counts_calls", "counts_add_ns",
+						"counts_add_calls", "counts_sort_ns",
+						"counts_sort_calls", "counts_sample_ns",
+						"counts_sample_calls" }[i],
+			      lru_gen_delta(s1.lg.counts[i], s0->lg.counts[i]));
+	n += hold_fields(line + n, sizeof(line) - n, "lock_hold", &s1.lg.hold[LG_HOLD_ISOLATE],
+			 &s0->lg.hold[LG_HOLD_ISOLATE]);
+	n += hold_fields(line + n, sizeof(line) - n, "putback_hold",
+			 &s1.lg.hold[LG_HOLD_PUTBACK], &s0->lg.hold[LG_HOLD_PUTBACK]);
 	printf("%s\n", line);
 	fflush(stdout);
 }
