@@ -46,8 +46,9 @@ function vals(key, m,    i, s) { for (i = 1; i <= cnt[key, m]; i++) s = s " " va
 # real[] if the interval excludes 1
 function ci(key, bkey, m,    cmd, line, f) {
 	real[key, m] = "-"
+	if (!cnt[key, m]) return "-"
 	if (key == bkey) return "1.00"
-	if (!cnt[key, m] || !cnt[bkey, m]) return "-"
+	if (!cnt[bkey, m]) return "-"
 	cmd = bs vals(key, m) " /" vals(bkey, m)
 	line = ""
 	cmd | getline line
@@ -61,6 +62,10 @@ function ci(key, bkey, m,    cmd, line, f) {
 }
 function pv(x) { return (x == "" || x == "-") ? "NaN" : x }
 function per(x, y) { return (x == "" || y == "" || y + 0 <= 0) ? "" : x / y }
+# a column shown and not -1 (bench.c: absent)
+function has(name) { return col(name) != "" && col(name) + 0 >= 0 }
+# medians over the runs of the isolate lru_lock hold p99 and max, in us
+function holds(key,    a, b) { a = med(key, "hold_p99"); b = med(key, "hold_max"); if (a == "" || b == "") return "-"; return fmt(a) "/" fmt(b) }
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
 	# a scaled guest (make bench-scale) is a target of its own
@@ -90,6 +95,13 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	add(key, "scan_steal", per(col("pgscan"), col("pgsteal")))
 	if (col("aging_ns") != "" && col("aging_ns") >= 0) add(key, "aging_rec", per(col("aging_ns"), col("pgsteal")))
 	if (col("look_around_ns") != "" && col("look_around_ns") >= 0) add(key, "la_rec", per(col("look_around_ns"), col("pgsteal")))
+	if (has("counts_ns")) add(key, "counts_rec", per(col("counts_ns"), col("pgsteal")))
+	# every access-finding cost once: the sampling reads are in aging_ns already
+	if (has("aging_ns") && has("look_around_ns") && has("counts_ns") && has("counts_sample_ns"))
+		add(key, "read_rec", per(col("aging_ns") + col("look_around_ns") + col("counts_ns") - col("counts_sample_ns"), col("pgsteal")))
+	if (has("lock_hold_p99_ns") && has("lock_hold_max_ns")) {
+		add(key, "hold_p99", col("lock_hold_p99_ns") / 1e3); add(key, "hold_max", col("lock_hold_max_ns") / 1e3)
+	}
 }
 END {
 	print "| target | workload | pressure | config | runs | ops/s | CV | vs base [95% CI] | differs | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | evicted cold |"
@@ -117,16 +129,17 @@ END {
 	print ""
 	print "Per unit of work (medians; kop = 1000 operations, reclaimed = pgsteal):"
 	print ""
-	print "| target | workload | pressure | config | refaults/kop | vs base [95% CI] | differs | major faults/kop | swap-ins/kop | scanned/reclaimed | aging ns/reclaimed | vs base [95% CI] | differs | look-around ns/reclaimed |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| target | workload | pressure | config | refaults/kop | vs base [95% CI] | differs | major faults/kop | swap-ins/kop | scanned/reclaimed | aging ns/reclaimed | vs base [95% CI] | differs | look-around ns/reclaimed | counts ns/reclaimed | reading cost ns/reclaimed | vs base [95% CI] | differs | isolate hold p99/max us |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]; split(k, f, "|")
 		b = f[1] "|" f[2] "|" f[3] "|base"
-		r = ci(k, b, "rf_kop"); r2 = ci(k, b, "aging_rec")
-		printf "| %s | %s | %sx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		r = ci(k, b, "rf_kop"); r2 = ci(k, b, "aging_rec"); r3 = ci(k, b, "read_rec")
+		printf "| %s | %s | %sx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			f[1], f[2], f[3], f[4], cell(k, "rf_kop"), r, real[k, "rf_kop"],
 			cell(k, "mj_kop"), cell(k, "si_kop"), cell(k, "scan_steal"),
-			cell(k, "aging_rec"), r2, real[k, "aging_rec"], cell(k, "la_rec")
+			cell(k, "aging_rec"), r2, real[k, "aging_rec"], cell(k, "la_rec"),
+			cell(k, "counts_rec"), cell(k, "read_rec"), r3, real[k, "read_rec"], holds(k)
 	}
 	print ""
 	print "The boots (host wall-clock seconds per boot, median (min-max); the guest clock):"
@@ -152,6 +165,12 @@ END {
 	echo "interval (10000 resamples of each side's runs, bench/bootstrap.c), and 'differs'"
 	echo "says whether that interval excludes 1.0 (- with fewer than 2 runs a side)."
 	echo "Refaults: workingset_refault_anon + _file; aging: CPU time in try_to_inc_max_seq (page-table walk or counter sampling);"
+	echo "counts: time reading access counts (patch 14) at LRU insertion, in the eviction's sort"
+	echo "and in the aging's sampling; reading cost: the time spent finding accessed pages, each"
+	echo "part once, (aging + look-around + counts - counts' sampling, which aging includes) per"
+	echo "page reclaimed; isolate hold: how long the eviction held lru_lock (irqs off) to isolate"
+	echo "a batch (patch 15), p99 and longest of each run as the upper bound of their log2 bucket,"
+	echo "median over the runs;"
 	echo "precision/recall: the hot set among the youngest generation, scored with the"
 	echo "emulator's ground truth; evicted cold: share of the pages swapped out at the end"
 	echo "that are cold by design (hca-s16 keeps no ground truth: no scores). With the"

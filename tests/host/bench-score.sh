@@ -7,7 +7,7 @@ S=$(dirname "$0")/../../bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../harness/ktap.sh"
-ktap_plan 6
+ktap_plan 7
 
 # Pages (pfn 0x10-0x14): 0x10 and 0x11 hot by design; during the run 0x10,
 # 0x11 and 0x13 were accessed most (100, 90, 45), and 0x10, 0x11, 0x13 sit
@@ -54,15 +54,20 @@ ktap_ok missing_snapshot_scores_nothing $? "got: $out"
 # 300 = 0.70, has more than 2.5% and is the interval's low end; 2.50 (250 /
 # 100) likewise its high end. The coefficient of variation of ops/s:
 # base's {100, 300, 200} has mean 200 and standard deviation 100: 50.0%;
-# hca's {250, 210} mean 230, standard deviation 28.28: 12.3%.
+# hca's {250, 210} mean 230, standard deviation 28.28: 12.3%. The reading
+# cost per reclaimed page counts aging, look-around and the counts once,
+# the counts' sampling being part of the aging: base (10000 + 2000 + 0 - 0) / 10 = 1200 ns, hca (4000 + 0 +
+# 3000 - 1000) / 10 = 600 ns, 0.50 of base in every resample; the isolate
+# hold is the median p99 and max of the runs: base 8192 and 65536 ns, hca
+# 16384 and (131072 + 262144) / 2 = 196608 ns.
 mkdir "$tmp/b"
 {
-	echo "arch,run,config,workload,pressure,ops_per_s,p99_us,ops,errors,misses,exit,workingset_refault_anon,workingset_refault_file,pgscan,pgsteal,pgmajfault,pswpin,aging_ns,swapped,swapped_cold"
-	echo "x86_64,1,base,hotcold,2,100,10,1000,0,,0,300,0,20,10,30,40,10000,10,9"
-	echo "x86_64,2,base,hotcold,2,300,10,1000,0,,0,100,0,20,10,30,40,10000,10,9"
-	echo "x86_64,3,base,hotcold,2,200,10,2000,0,,0,200,0,20,10,30,40,10000,10,9"
-	echo "x86_64,1,hca,hotcold,2,250,10,2000,0,,0,100,0,40,10,60,80,4000,10,10"
-	echo "x86_64,2,hca,hotcold,2,210,10,2000,1,,1,100,0,40,10,60,80,4000,10,10"
+	echo "arch,run,config,workload,pressure,ops_per_s,p99_us,ops,errors,misses,exit,workingset_refault_anon,workingset_refault_file,pgscan,pgsteal,pgmajfault,pswpin,aging_ns,swapped,swapped_cold,look_around_ns,counts_ns,counts_sample_ns,lock_hold_p99_ns,lock_hold_max_ns"
+	echo "x86_64,1,base,hotcold,2,100,10,1000,0,,0,300,0,20,10,30,40,10000,10,9,2000,0,0,8192,65536"
+	echo "x86_64,2,base,hotcold,2,300,10,1000,0,,0,100,0,20,10,30,40,10000,10,9,2000,0,0,8192,65536"
+	echo "x86_64,3,base,hotcold,2,200,10,2000,0,,0,200,0,20,10,30,40,10000,10,9,2000,0,0,8192,65536"
+	echo "x86_64,1,hca,hotcold,2,250,10,2000,0,,0,100,0,40,10,60,80,4000,10,10,0,3000,1000,16384,131072"
+	echo "x86_64,2,hca,hotcold,2,210,10,2000,1,,1,100,0,40,10,60,80,4000,10,10,0,3000,1000,16384,262144"
 } >"$tmp/b/results.csv"
 out=$(HWAGE_TOP=$S/.. bash "$S/report.sh" "$tmp/b" 2>&1)
 grep -q '^| x86_64 | hotcold | 2x | base | 3 | 200 (100-300) | 50.0% | 1.00 | - |' <<<"$out" &&
@@ -70,6 +75,9 @@ grep -q '^| x86_64 | hotcold | 2x | base | 3 | 200 (100-300) | 50.0% | 1.00 | - 
 ktap_ok report_medians_and_ratios $? "$out"
 grep -q '^| x86_64 | hotcold | 2x | hca | 50 (50-50) | 0.50 \[0.17, 0.50\] | yes | 30 (30-30) | 40 (40-40) | 4 (4-4) | 400 (400-400) | 0.40 \[0.40, 0.40\] | yes |' <<<"$out"
 ktap_ok report_per_unit_of_work $? "$out"
+grep -q '^| x86_64 | hotcold | 2x | base | .* | 200 (200-200) | 0 (0-0) | 1200 (1200-1200) | 1.00 | - | 8.19/65.5 |$' <<<"$out" &&
+	grep -q '^| x86_64 | hotcold | 2x | hca | .* | 0 (0-0) | 300 (300-300) | 600 (600-600) | 0.50 \[0.50, 0.50\] | yes | 16.4/197 |$' <<<"$out"
+ktap_ok report_reading_cost_and_lock_hold $? "$out"
 [ -s "$tmp/b/x86_64-hotcold.png" ] || ! command -v gnuplot >/dev/null
 ktap_ok report_plots $? "$(ls "$tmp/b")"
 ktap_done
