@@ -10,7 +10,7 @@ B=$(dirname "$0")/../../bench
 . "$(dirname "$0")/../../harness/ktap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ktap_plan 8
+ktap_plan 9
 
 mkdir "$tmp/bin"
 for q in ppc64:10.0.91 x86_64:10.0.92; do
