@@ -60,6 +60,12 @@ function ci(key, bkey, m,    cmd, line, f) {
 	rlo[key, m] = f[4]; rhi[key, m] = f[5]; rmid[key, m] = f[3]
 	return sprintf("%.2f [%.2f, %.2f]", f[3], f[4], f[5])
 }
+# a size as -m takes it (1G, 1024M, 512) in MiB
+function mib(x,    n, u) {
+	if (x == "") return ""
+	n = x + 0; u = toupper(substr(x, length(x)))
+	return u == "G" ? n * 1024 : u == "T" ? n * 1048576 : u == "M" ? n : u ~ /[0-9]/ ? n : ""
+}
 function pv(x) { return (x == "" || x == "-") ? "NaN" : x }
 function per(x, y) { return (x == "" || y == "" || y + 0 <= 0) ? "" : x / y }
 # a column shown and not -1 (bench.c: absent)
@@ -73,6 +79,9 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	if (col("scale") != "" && col("scale") != 1) tgt = tgt " " col("guest_mem")
 	key = tgt "|" col("workload") "|" col("pressure") "|" col("config")
 	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+	# for the scale sweep: the target and the guest memory in MiB
+	rawarch[key] = col("arch"); mem[key] = mib(col("guest_mem"))
+	if (mem[key] != "") mems[col("arch"), mem[key]] = 1
 	runs[key]++
 	bad[key] += (col("errors") != "0" || (col("misses") != "" && col("misses") != "0") || col("exit") != "0")
 	add(key, "ops", col("ops_per_s")); add(key, "p99", col("p99_us"))
@@ -101,6 +110,7 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		add(key, "read_rec", per(col("aging_ns") + col("look_around_ns") + col("counts_ns") - col("counts_sample_ns"), col("pgsteal")))
 	if (has("lock_hold_p99_ns") && has("lock_hold_max_ns")) {
 		add(key, "hold_p99", col("lock_hold_p99_ns") / 1e3); add(key, "hold_max", col("lock_hold_max_ns") / 1e3)
+		if (!(key in worst) || col("lock_hold_max_ns") / 1e3 > worst[key]) worst[key] = col("lock_hold_max_ns") / 1e3
 	}
 }
 END {
@@ -140,6 +150,31 @@ END {
 			cell(k, "mj_kop"), cell(k, "si_kop"), cell(k, "scan_steal"),
 			cell(k, "aging_rec"), r2, real[k, "aging_rec"], cell(k, "la_rec"),
 			cell(k, "counts_rec"), cell(k, "read_rec"), r3, real[k, "read_rec"], holds(k)
+	}
+	# the scale sweep (make bench-scale): one table over the guest sizes,
+	# when a target ran in more than one
+	for (k in mems) { split(k, g, SUBSEP); nmem[g[1]]++ }
+	for (a in nmem) if (nmem[a] > 1) sweep = 1
+	if (sweep) {
+		print ""
+		print "Scale sweep (guest memory, workloads scaled alike; medians, worst hold: the longest of all runs):"
+		print ""
+		print "| target | memory | workload | pressure | config | runs | ops/s | aging ns/reclaimed | reading cost ns/reclaimed | isolate hold p99 us | worst isolate hold us |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (nmem[rawarch[k]] < 2) continue
+			printf "| %s | %s | %s | %sx | %s | %d | %s | %s | %s | %s | %s |\n", rawarch[k],
+				(mem[k] >= 1024 ? mem[k] / 1024 "G" : mem[k] "M"), f[2], f[3], f[4], runs[k],
+				cell(k, "ops"), cell(k, "aging_rec"), cell(k, "read_rec"), cell(k, "hold_p99"),
+				(k in worst) ? fmt(worst[k]) : "-"
+			# plot data: one file per target and workload, a line per config
+			sf = dir "/sweep-" rawarch[k] "-" f[2] ".dat"
+			if (!((sf, f[4]) in sweepcfg)) { sweepcfg[sf, f[4]] = 1; sweepcfgs[sf] = sweepcfgs[sf] " " f[4] }
+			printf "%s %s %s %s %s\n", f[4], mem[k], pv(med(k, "read_rec")), pv(med(k, "aging_rec")),
+				(k in worst) ? worst[k] : "NaN" > sf
+		}
+		for (sf in sweepcfgs) print substr(sweepcfgs[sf], 2) > (sf ".configs")
 	}
 	print ""
 	print "The boots (host wall-clock seconds per boot, median (min-max); the guest clock):"
@@ -196,6 +231,32 @@ set title "ops/s vs base (above 1 is better)"
 plot "$dat" using 0:2:3:4:xtic(1) with yerrorbars lc rgb "#4878a8" pt 7 ps 1, 1 lc rgb "gray" dt 2
 set title "refaults per 1000 ops vs base (below 1 is better)"
 plot "$dat" using 0:5:6:7:xtic(1) with yerrorbars lc rgb "#c0504d" pt 7 ps 1, 1 lc rgb "gray" dt 2
+unset multiplot
+EOF
+	done
+	for dat in "$DIR"/sweep-*.dat; do
+		[ -e "$dat" ] || continue
+		name=$(basename "$dat" .dat)
+		plots=() holds=()
+		for cfg in $(cat "$dat.configs"); do
+			# one series per configuration, in order of memory
+			awk -v c="$cfg" '$1 == c' "$dat" | sort -n -k2 >"$tools/$name-$cfg.dat"
+			plots+=("\"$tools/$name-$cfg.dat\" using (\$2 / 1024):3 with linespoints title \"$cfg\"")
+			holds+=("\"$tools/$name-$cfg.dat\" using (\$2 / 1024):5 with linespoints title \"$cfg\"")
+		done
+		gnuplot <<EOF || info "warning: gnuplot failed for $dat"
+set terminal pngcairo size 1000,420 font ",9" noenhanced
+set output "$DIR/$name.png"
+set multiplot layout 1,2 title "$name: cost against guest memory (workloads scaled alike)"
+set logscale x 2
+set xlabel "guest memory, GiB"
+set grid
+set key top left
+set yrange [0:*]
+set title "reading cost per page reclaimed, ns (median)"
+plot $(IFS=,; echo "${plots[*]}")
+set title "worst isolate lru_lock hold, us"
+plot $(IFS=,; echo "${holds[*]}")
 unset multiplot
 EOF
 	done

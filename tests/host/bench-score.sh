@@ -7,7 +7,7 @@ S=$(dirname "$0")/../../bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../harness/ktap.sh"
-ktap_plan 7
+ktap_plan 8
 
 # Pages (pfn 0x10-0x14): 0x10 and 0x11 hot by design; during the run 0x10,
 # 0x11 and 0x13 were accessed most (100, 90, 45), and 0x10, 0x11, 0x13 sit
@@ -80,4 +80,21 @@ grep -q '^| x86_64 | hotcold | 2x | base | .* | 200 (200-200) | 0 (0-0) | 1200 (
 ktap_ok report_reading_cost_and_lock_hold $? "$out"
 [ -s "$tmp/b/x86_64-hotcold.png" ] || ! command -v gnuplot >/dev/null
 ktap_ok report_plots $? "$(ls "$tmp/b")"
+
+# The scale sweep: a target run at 1G and 2G gets a table over the sizes.
+# Reading cost (aging + look-around + counts - sampling) / pgsteal: 1G
+# (3000 + 1000 + 0 - 0) / 20 = 200 ns, 2G (6000 + 2000) / 20 = 400 ns; the
+# worst hold is the longest of the runs: 1G 131.072 and 65.536 us -> 131.
+mkdir "$tmp/s"
+{
+	echo "arch,run,config,workload,pressure,ops_per_s,ops,errors,misses,exit,pgsteal,aging_ns,look_around_ns,counts_ns,counts_sample_ns,lock_hold_p99_ns,lock_hold_max_ns,guest_mem,scale"
+	echo "ppc64le,1,base,hotcold,1.2,100,1000,0,,0,20,3000,1000,0,0,8192,131072,1024M,1"
+	echo "ppc64le,2,base,hotcold,1.2,100,1000,0,,0,20,3000,1000,0,0,8192,65536,1024M,1"
+	echo "ppc64le,1,base,hotcold,1.2,90,1000,0,,0,20,6000,2000,0,0,8192,262144,2048M,2"
+} >"$tmp/s/results.csv"
+out=$(HWAGE_TOP=$S/.. bash "$S/report.sh" "$tmp/s" 2>&1)
+grep -q '^| ppc64le | 1G | hotcold | 1.2x | base | 2 | 100 (100-100) | 150 (150-150) | 200 (200-200) | 8.19 (8.19-8.19) | 131 |$' <<<"$out" &&
+	grep -q '^| ppc64le | 2G | hotcold | 1.2x | base | 1 | 90 | 300 | 400 | 8.19 | 262 |$' <<<"$out" &&
+	{ [ -s "$tmp/s/sweep-ppc64le-hotcold.png" ] || ! command -v gnuplot >/dev/null; }
+ktap_ok report_scale_sweep $? "$out"
 ktap_done
