@@ -7,10 +7,10 @@
 # end of the run phase, hot and cold apart, and a picture of it,
 # OUTDIR/demo-CONFIG.png (stacked bars, with gnuplot, beside a bar of the
 # pages swapped out at the end); then a short table, a line per
-# configuration: the pages in the youngest generation, the share of them
-# that are hot and the share of the hot pages they are (bench/score.sh's
-# precision and recall), and the run phase's evictions, refaults, swap-ins
-# and ops/s.
+# configuration: how well its generations order the pages (of the k
+# youngest resident pages, k being the hot ones, the share that is hot,
+# against a random order's), and the run phase's evictions, refaults,
+# swap-ins and ops/s.
 #
 # Hot and cold come from the ground truth: a page's accesses during the run
 # phase are its count in snapshot "end" minus its count in snapshot "begin"
@@ -149,6 +149,25 @@ while read -r n b e rest; do
 	awk -F '\t' '{
 		printf "  %-24s %6d %6d  %9s\n", $1, $2, $3, $2 + $3 ? sprintf("%.0f%%", 100 * $2 / ($2 + $3)) : "-"
 	}' "$tmp/gens.$n"
+	# how well the generations order the pages: of the k youngest pages in
+	# the generations, k being the hot ones among them, the share that is
+	# hot (the pages of the generation where the k-th falls counted pro
+	# rata); 100% is a perfect order, and any order that ignores hotness
+	# gets, on average, the share of hot pages overall: "chance"
+	read -r k young chance < <(awk -F '\t' '
+		$1 ~ /^[0-9]/ { n++; h[n] = $2; c[n] = $3; k += $2; all += $2 + $3 }
+		END {
+			left = k
+			for (i = 1; i <= n && left > 0; i++) {
+				t = h[i] + c[i]
+				take = t < left ? t : left
+				got += h[i] * take / t
+				left -= take
+			}
+			if (k) printf "%d %.0f%% %.0f%%\n", k, 100 * got / k, 100 * k / all
+			else print "0 - -"
+		}' "$tmp/gens.$n")
+	echo "  order: of the $k youngest pages, $young are hot (taken at random: $chance)"
 	echo "  run phase: $(field ops_per_s "$@") ops/s; evicted $(field evicted "$@") pages," \
 		"refaulted $(field refaulted "$@"), swapped in $(field swapins "$@")"
 	# the highest bars, the same scale in every picture
@@ -158,27 +177,18 @@ while read -r n b e rest; do
 		END { print g, s }' "$tmp/gens.$n")
 	[ "$m1" -le "$ymax" ] || ymax=$m1
 	[ "$m2" -le "$ymax2" ] || ymax2=$m2
-	# the short table's line: the youngest generation's pages, the share
-	# of them that are hot (bench/score.sh's precision) and the share of
-	# the hot resident pages it holds (its recall)
-	awk -F '\t' -v c="$config" -v ev="$(field evicted "$@")" -v rf="$(field refaulted "$@")" \
-		-v si="$(field swapins "$@")" -v ops="$(field ops_per_s "$@")" '
-		$1 == "0 (youngest)" { h0 = $2; c0 = $3 }
-		$1 !~ /^swapped/ { h += $2 }
-		END {
-			printf "  %-6s  %8d  %9s  %8s  %8s  %9s  %8s  %8s\n", c, h0 + c0,
-				h0 + c0 ? sprintf("%.0f%%", 100 * h0 / (h0 + c0)) : "-",
-				h ? sprintf("%.0f%%", 100 * h0 / h) : "-", ev, rf, si, ops
-		}' "$tmp/gens.$n" >>"$tmp/short"
-	echo "$n $config $what; hot and cold: ${src[n]%% (*}" >>"$tmp/plots"
+	printf '  %-6s  %6s  %6s  %6s  %8s  %9s  %8s  %8s\n' "$config" "$k" "$young" "$chance" \
+		"$(field evicted "$@")" "$(field refaulted "$@")" "$(field swapins "$@")" \
+		"$(field ops_per_s "$@")" >>"$tmp/short"
+	echo "$n $config $what; hot and cold: ${src[n]%% (*}|of the $k youngest pages, $young are hot (at random: $chance)" >>"$tmp/plots"
 done <"$tmp/index"
 
 [ -s "$tmp/short" ] || exit 0
 echo
-echo "in short: the youngest generation (the last that reclaim evicts): its pages, the share of them"
-echo "that are hot, and the share of the hot resident pages it holds; then the run phase's reclaim"
-printf '  %-6s  %8s  %9s  %8s  %8s  %9s  %8s  %8s\n' config youngest "hot share" "hot held" evicted \
-	refaulted swap-ins ops/s
+echo "in short: of the k youngest resident pages (k: the hot ones), the share that is hot, against"
+echo "a random order's; then the run phase's evictions, refaults, swap-ins and ops/s"
+printf '  %-6s  %6s  %6s  %6s  %8s  %9s  %8s  %8s\n' config k hot random evicted refaulted \
+	swap-ins ops/s
 cat "$tmp/short"
 
 if ! command -v gnuplot >/dev/null; then
@@ -188,6 +198,8 @@ fi
 ymax=$(((ymax * 11 + 9) / 10))
 ymax2=$(((ymax2 * 11 + 9) / 10))
 while read -r n config what; do
+	sub=${what#*|}
+	what=${what%%|*}
 	awk -F '\t' '$1 ~ /^[0-9]/ { printf "\"%s\" %d %d\n", $1, $2, $3 > (FILENAME ".gens") }
 		$1 ~ /^swapped/ { printf "\"at the end\" %d %d\n", $2, $3 > (FILENAME ".out") }' "$tmp/gens.$n"
 	[ -s "$tmp/gens.$n.out" ] || echo '"at the end" 0 0' >"$tmp/gens.$n.out"
@@ -204,7 +216,7 @@ set ylabel "pages"
 set key top right
 set origin 0, 0
 set size 0.72, 0.94
-set title "resident, by generation (0 the youngest)"
+set title "resident, by generation (0 the youngest)\n$sub"
 set yrange [0:$ymax]
 plot "$tmp/gens.$n.gens" using 2:xtic(1) title "hot" lc rgb "#c0504d", "" using 3 title "cold" lc rgb "#4878a8"
 set origin 0.72, 0
