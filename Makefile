@@ -13,8 +13,8 @@ S := harness
 ##
 ##   demo            set up, build, boot ppc64le, show MGLRU aging from counts
 ##   test            set up, build and test both targets; ends "N passed, N failed"
-##   bench           A/B benchmark: base, hca, hca-s16, hca-noref,
-##                   unconstrained, 10 boots each, guest time from -icount
+##   bench           A/B benchmark: base, hca, hca-s16, hca-noref at 1.2x,
+##                   10 boots each, guest time from -icount
 ##                   (bench/run.sh lists its HWAGE_BENCH_* settings)
 ##   bench-short     a development run: base and hca, 3 boots each, 1.2x,
 ##                   both targets (any HWAGE_BENCH_* setting still applies)
