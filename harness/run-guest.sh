@@ -141,7 +141,9 @@ first_last() {
 }
 emulator() {
 	local out
-	out=$(make -s -C "$HWAGE_TOP/emulator" HWAGE_CACHE="$HWAGE_CACHE" all 2>&1) ||
+	# one build at a time: make bench boots guests in parallel, and two
+	# makes extracting the table header at once trip over each other
+	out=$(flock "$HWAGE_CACHE/emulator.lock" make -s -C "$HWAGE_TOP/emulator" HWAGE_CACHE="$HWAGE_CACHE" all 2>&1) ||
 		not_started "the counter plugin did not build (make -C emulator HWAGE_CACHE=$HWAGE_CACHE)" \
 			"$(first_last "$out")"
 	# warnings of a build that worked
