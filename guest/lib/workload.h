@@ -54,11 +54,19 @@ static inline double wl_get(const char *line, const char *key)
 /*
  * Run argv in cgroup cg (NULL: ours), its stdout and stderr forwarded as
  * "# " lines ("# label: " lines, without the line's own '#', when label is
- * not NULL), its "result" line kept in result. tick(arg, n) is called
- * about every 250 ms while it runs. Returns its wait status.
+ * not NULL), its "result" line kept in result. With hooks, hooks->tick(arg,
+ * n) is called about every 250 ms without output, and hooks->line(arg,
+ * line) with each line before it is forwarded (either may be NULL).
+ * Returns its wait status.
  */
+struct wl_hooks {
+	void (*tick)(void *arg, int n);
+	void (*line)(void *arg, const char *line);
+	void *arg;
+};
+
 static inline int wl_run(const char *cg, char *const argv[], const char *label,
-			 char *result, size_t len, void (*tick)(void *, int), void *arg)
+			 char *result, size_t len, const struct wl_hooks *hooks)
 {
 	char buf[8192];
 	size_t have = 0;
@@ -92,8 +100,8 @@ static inline int wl_run(const char *cg, char *const argv[], const char *label,
 		char *nl, *line;
 
 		if (r == 0) {
-			if (tick)
-				tick(arg, n++);
+			if (hooks && hooks->tick)
+				hooks->tick(hooks->arg, n++);
 			continue;
 		}
 		if (r < 0 && errno == EINTR)
@@ -107,6 +115,8 @@ static inline int wl_run(const char *cg, char *const argv[], const char *label,
 		while ((nl = strchr(line, '\n')) || have - (line - buf) >= sizeof(buf) - 1) {
 			if (nl)
 				*nl = '\0';
+			if (hooks && hooks->line)
+				hooks->line(hooks->arg, line);
 			if (!strncmp(line, "result ", 7) && result && len) {
 				size_t l = strlen(line) < len ? strlen(line) : len - 1;
 

@@ -157,7 +157,7 @@ static void hotcold(const char *config, const char *pressure, const char *secs, 
 		report(config, "hotcold", pressure, limit, footprint, "", 1 << 8, &s0);
 		return;
 	}
-	st = wl_run(CG, argv, NULL, res, sizeof(res), NULL, NULL);
+	st = wl_run(CG, argv, NULL, res, sizeof(res), NULL);
 	report(config, "hotcold", pressure, limit, footprint, res, st, &s0);
 }
 
@@ -182,7 +182,7 @@ static void memcached(const char *config, const char *pressure, const char *secs
 		report(config, "memcached", pressure, 0, 0, "", 1 << 8, &s0);
 		return;
 	}
-	st = wl_run(NULL, load, NULL, res, sizeof(res), NULL, NULL);
+	st = wl_run(NULL, load, NULL, res, sizeof(res), NULL);
 	footprint = cg_read(CG, "memory.current");
 	limit = limit_for(config, footprint, pressure);
 	/* the measured phase starts here: the load ran with no limit */
@@ -192,7 +192,7 @@ static void memcached(const char *config, const char *pressure, const char *secs
 			res[0] = '\0';		/* no measurement under a limit */
 			st = 1 << 8;
 		} else {
-			st = wl_run(NULL, run, NULL, res, sizeof(res), NULL, NULL);
+			st = wl_run(NULL, run, NULL, res, sizeof(res), NULL);
 		}
 	}
 	report(config, "memcached", pressure, limit, footprint, res, st, &s0);

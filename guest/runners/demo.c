@@ -24,7 +24,6 @@
  * Kernel command line: hwage.secs=N, seconds of each run phase (20);
  * hwage.truth=1 (the host keeps the ground truth) adds -T.
  */
-#include <poll.h>
 
 #include "cgroup.h"
 #include "hca.h"
@@ -96,65 +95,15 @@ static void progress(struct run *r)
 	       c.pswpout - r->start.pswpout, c.refault - r->start.refault);
 }
 
-/*
- * Run argv in r->cg, forwarding its lines ("# " added to those without),
- * following its phases; its wait status.
- */
-static int run_workload(struct run *r, char *const argv[])
+/* wl_run()'s hooks: the run phase from the lines, progress between them */
+static void demo_line(void *arg, const char *line)
 {
-	char buf[8192], *line, *nl;
-	size_t have = 0;
-	int pfd[2], status = -1;
-	pid_t pid;
+	follow(arg, line);
+}
 
-	if (pipe(pfd) < 0)
-		return -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (cg_enter(r->cg))
-			_exit(126);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		execv(argv[0], argv);
-		printf("exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	for (;;) {
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-		ssize_t got;
-		int ret = poll(&p, 1, 1000);
-
-		progress(r);
-		if (ret == 0 || (ret < 0 && errno == EINTR))
-			continue;
-		got = read(pfd[0], buf + have, sizeof(buf) - 1 - have);
-		if (got <= 0)
-			break;
-		have += got;
-		buf[have] = '\0';
-		line = buf;
-		/* whole lines, or a full buffer as one line */
-		while ((nl = strchr(line, '\n')) || (line == buf && have == sizeof(buf) - 1)) {
-			if (nl)
-				*nl = '\0';
-			follow(r, line);
-			printf("%s%s\n", line[0] == '#' ? "" : "# ", line);
-			line = nl ? nl + 1 : buf + have;
-		}
-		have -= line - buf;
-		memmove(buf, line, have);
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	fflush(stdout);
-	return status;
+static void demo_tick(void *arg, int n)
+{
+	progress(arg);
 }
 
 static void demo(const char *config, const char *secs, int cls, int truth)
@@ -180,7 +129,8 @@ static void demo(const char *config, const char *secs, int cls, int truth)
 	printf("demo: %s: %s; writing every page, then %s s of operations\n", config,
 	       strcmp(config, "base") ? "MGLRU aging from the access counts (hca_lru_age=1)" :
 					"stock MGLRU (hca_lru_age=0)", secs);
-	st = run_workload(&r, argv);
+	st = wl_run(r.cg, argv, NULL, NULL, 0,
+		    &(struct wl_hooks){ .line = demo_line, .tick = demo_tick, .arg = &r });
 	ok = r.phase == 2;
 	printf("hwage-demo config=%s limit_kb=%d evicted=%lld refaulted=%lld swapins=%lld exit=%d %s\n",
 	       config, LIMIT_MB << 10, ok ? r.end.pswpout - r.start.pswpout : -1,

@@ -54,13 +54,14 @@ static int run(const char *config, int toggle, int truth, double *cold_share,
 	char res[512];
 	long long in0 = vmstat("pswpin"), out0 = vmstat("pswpout"), out;
 	int st, flips = 0, intact;
+	struct wl_hooks hooks = { .tick = flip, .arg = &flips };
 
 	*swapped = *cold_share = 0;
 	if (wl_config(config) || cg_create(CG, (long long)TOTAL_MB * 2 / 3 << 20)) {
 		ktap_diag("%s: cannot set the knobs or the cgroup up", config);
 		return 0;
 	}
-	st = wl_run(CG, argv, NULL, res, sizeof(res), toggle ? flip : NULL, &flips);
+	st = wl_run(CG, argv, NULL, res, sizeof(res), toggle ? &hooks : NULL);
 	out = vmstat("pswpout") - out0;
 	*swapped = wl_get(res, "swapped");
 	*cold_share = *swapped > 0 ? wl_get(res, "swapped_cold") / *swapped : 0;

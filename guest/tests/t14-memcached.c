@@ -69,7 +69,7 @@ static int client(const char *label, char *const extra[], char *res, size_t len)
 	while (*extra && n < 31)
 		argv[n++] = *extra++;
 	argv[n] = NULL;
-	status = wl_run(NULL, argv, label, res, len, NULL, NULL);
+	status = wl_run(NULL, argv, label, res, len, NULL);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -67,7 +67,7 @@ static void run(const char *config, const char *cg, struct run *r)
 		return;
 	}
 	lru_gen_scan(LRU_GEN_FULL, cg_path(cg), -1, -1, &s0);
-	st = wl_run(cg, argv, NULL, res, sizeof(res), NULL, NULL);
+	st = wl_run(cg, argv, NULL, res, sizeof(res), NULL);
 	lru_gen_scan(LRU_GEN_FULL, cg_path(cg), -1, -1, &s1);
 	out = vmstat("pswpout") - out0;
 	rmdir(cg);
