@@ -5,7 +5,8 @@
  *
  *   memcg ID PATH                          first node of each memcg only
  *    node NID
- *     hotness max N min N                  the sampled hotness range
+ *     hotness max N min N threshold anon N file N walked N promoted N
+ *                                          the promotion walk (patch 16)
  *    SEQ AGE_MS NR_ANON NR_FILE            one line per generation
  *               TIER ...                   lru_gen_full: per tier, and
  *                     ...                  the page table walk's stats
@@ -39,7 +40,7 @@
 enum lru_gen_kind {
 	LG_MEMCG,	/* v: id */
 	LG_NODE,	/* v: nid */
-	LG_HOTNESS,	/* v: max, min */
+	LG_HOTNESS,	/* v: max, min, thresholds anon, file, walked, promoted */
 	LG_GEN,		/* v: seq, age ms, anon pages, file pages */
 	LG_AGING,	/* v: aging ns, calls, look-around ns, calls */
 	LG_COUNTS,	/* v: ns, calls of all, add, sort, sample (LG_COUNTS_*) */
@@ -124,7 +125,9 @@ static inline int lru_gen_each(const char *file, int (*fn)(const struct lru_gen_
 		} else if (sscanf(line, " node %d", &l.nid) == 1) {
 			l.kind = LG_NODE;
 			l.v[0] = l.nid;
-		} else if (sscanf(line, " hotness max %lld min %lld", &l.v[0], &l.v[1]) == 2) {
+		} else if (sscanf(line, " hotness max %lld min %lld threshold anon %lld file %lld "
+				  "walked %lld promoted %lld", &l.v[0], &l.v[1], &l.v[2], &l.v[3],
+				  &l.v[4], &l.v[5]) >= 2) {
 			l.kind = LG_HOTNESS;
 		} else if (sscanf(line, " aging ns %lld calls %lld look_around ns %lld calls %lld",
 				  &l.v[0], &l.v[1], &l.v[2], &l.v[3]) == 4) {
@@ -156,13 +159,14 @@ struct lru_gen_hold {
  * What a scan of one memcg (or all) and one node (or all) found: the
  * number of memcgs, nodes, generation lines and time lines seen, the nodes
  * with fewer than MIN_NR_GENS (2) generations, the first memcg and node,
- * the largest max_seq and hotness max, and the sums of the aging times, of
+ * the largest max_seq and hotness max, the sums of the folios the last
+ * promotion walks looked at and moved, and the sums of the aging times, of
  * the counts line (v[] of LG_COUNTS) and of the hold lines.
  */
 struct lru_gen_scan {
 	int memcgs, nodes, gens, short_nodes, aging_lines, counts_lines, hold_lines[LG_NR_HOLDS];
 	int first_memcg, first_nid;
-	long long max_seq, hot_max, aging[4], counts[2 * LG_NR_COUNTS];
+	long long max_seq, hot_max, walked, promoted, aging[4], counts[2 * LG_NR_COUNTS];
 	struct lru_gen_hold hold[LG_NR_HOLDS];
 	/* the filter, set by lru_gen_scan() */
 	const char *path;
@@ -207,6 +211,8 @@ static inline int lru_gen__scan_line(const struct lru_gen_line *l, void *arg)
 	case LG_HOTNESS:
 		if (l->v[0] > s->hot_max)
 			s->hot_max = l->v[0];
+		s->walked += l->v[4];
+		s->promoted += l->v[5];
 		break;
 	case LG_AGING:
 		s->aging_lines++;

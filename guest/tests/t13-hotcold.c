@@ -13,9 +13,13 @@
  * A run that pushed no page out to swap fails: the limit did not press,
  * so it checked nothing; so does a switching run with fewer than two flips.
  *
- * The hot set is known by construction. The hca run also takes ground-truth
- * snapshots and lists its pages, and the host (harness/boot-test.sh) checks
- * that the pages hot by design are the ones the emulator saw accessed most.
+ * The hot set is known by construction. With the counter engine, the base
+ * and the hca runs also take ground-truth snapshots and list their pages
+ * with their generations, and the host (harness/boot-test.sh) checks that
+ * the pages hot by design are the ones the emulator saw accessed most, and
+ * that counter aging's youngest generation holds the truly hot pages more
+ * precisely than stock MGLRU's in the same boot, and with a precision of at
+ * least 0.8.
  */
 #include "hca.h"
 #include "ktap.h"
@@ -87,7 +91,8 @@ int main(void)
 		ktap_result(0, "zram_swap");
 		return ktap_end();
 	}
-	ktap_result(run("base", 0, 0, &share, &swapped), "base_every_page_intact");
+	/* scored against the ground truth too, with the counter engine */
+	ktap_result(run("base", 0, counts, &share, &swapped), "base_every_page_intact");
 	if (!counts) {
 		ktap_skip("hca_every_page_intact", HCA_OFF_WHY);
 		ktap_skip("hca_evicts_cold_pages", HCA_OFF_WHY);

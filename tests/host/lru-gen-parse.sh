@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Host test: guest/lib/lru_gen.h, the guest's one parser of lru_gen_full,
 # on a made-up file with two memcgs of two nodes each: the aging, counts
-# and lru_lock hold lines are summed over the nodes of the memcg asked
-# for, a line cut short is not taken, a memcg without such lines reads
+# and lru_lock hold lines, and the promotion walk's folios of the hotness
+# lines (the old two-number form too), are summed over the nodes of the
+# memcg asked for, a line cut short is not taken, a memcg without such lines reads
 # -1, lru_gen_delta() counts a counter absent at the start from 0, and
 # lru_gen_hold_quantile() gives the bounds worked out by hand below.
 set -u
@@ -26,12 +27,14 @@ memcg     1 /
   lru_lock_hold putback ns 0 holds 0 log2_ns 0$z30 0
 memcg     7 /hwage-bench-1
  node     0
+  hotness max        640 min         64 threshold anon 256 file 0 walked 100 promoted 30
           4       2000         11         13
   aging ns 1000 calls 2 look_around ns 5 calls 1
   counts ns 600 calls 60 add ns 100 calls 10 sort ns 200 calls 20 sample ns 300 calls 30
   lru_lock_hold isolate ns 5000 holds 100 log2_ns 0 0 0 0 0 0 0 0 0 0 90 9 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
   lru_lock_hold putback ns 700 holds 3 log2_ns 0 0 0 0 0 0 0 0 0 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
  node     1
+  hotness max        900 min          1 threshold anon 128 file 64 walked 10 promoted 3
           4       2000          1          1
   aging ns 1 calls 1 look_around ns 0 calls 0
   counts ns 6 calls 3 add ns 1 calls 1 sort ns 2 calls 1 sample ns 3 calls 1
@@ -53,7 +56,7 @@ int main(int argc, char **argv)
 	       s.aging[2], s.aging[3]);
 	for (i = 0; i < 2 * LG_NR_COUNTS; i++)
 		printf(" %lld", s.counts[i]);
-	printf("\n");
+	printf(" hot %lld walked %lld promoted %lld\n", s.hot_max, s.walked, s.promoted);
 	for (k = 0; k < LG_NR_HOLDS; k++) {
 		long long sum = 0;
 
@@ -75,7 +78,7 @@ cc -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I"$here/../../guest/lib" -o 
 ktap_ok builds $? "$(cat "$tmp/err")" || ktap_done
 
 out=$("$tmp/p" "$tmp/lru_gen_full" /hwage-bench-1)
-want="nodes 2 aging 1001 3 5 1 counts 606 63 101 11 202 21 303 31"
+want="nodes 2 aging 1001 3 5 1 counts 606 63 101 11 202 21 303 31 hot 900 walked 110 promoted 33"
 [ "$(sed -n 1p <<<"$out")" = "$want" ]
 ktap_ok aging_and_counts_summed_over_nodes $? "got:  $(sed -n 1p <<<"$out")" "want: $want"
 
@@ -104,7 +107,7 @@ ktap_ok bucket_0_and_no_holds $? "got:" "$out"
 
 # a memcg the file does not show: every value -1
 out=$("$tmp/p" "$tmp/lru_gen_full" /nosuch)
-want="nodes 0 aging -1 -1 -1 -1 counts -1 -1 -1 -1 -1 -1 -1 -1"
+want="nodes 0 aging -1 -1 -1 -1 counts -1 -1 -1 -1 -1 -1 -1 -1 hot -1 walked 0 promoted 0"
 [ "$(sed -n 1p <<<"$out")" = "$want" ] &&
 	[ "$(sed -n 2p <<<"$out")" = "hold 0 lines 0 ns -1 holds -1 sum -32 p50 -1 p99 -1 max -1" ]
 ktap_ok absent_memcg_reads_minus_1 $? "got:" "$out"
