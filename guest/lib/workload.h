@@ -5,6 +5,8 @@
  *
  *   base           counter aging off: stock MGLRU
  *   hca            counter aging on (hca_lru_age=1)
+ *   hca-share      counter aging on, the share classifier
+ *   hca-linear     counter aging on, the linear classifier
  *   hca-noref      counter aging on, eviction without page table
  *                  references (evict-skip-refs=1)
  *   unconstrained  as base, with no memory limit: the ceiling
@@ -24,13 +26,20 @@
 #include "hca.h"
 #include "util.h"
 
-/* set the knobs of a configuration; 0, or -1 if it needs counts we lack */
+/*
+ * set the knobs of a configuration; 0, or -1 if it needs counts we lack.
+ * The counter configurations set the classifier too: hca and hca-noref
+ * k-means (2, the default), hca-share share (1), hca-linear linear (0).
+ */
 static inline int wl_config(const char *config)
 {
-	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref");
+	int linear = !strcmp(config, "hca-linear"), share = !strcmp(config, "hca-share");
 	int noref = !strcmp(config, "hca-noref");
+	int counts = !strcmp(config, "hca") || noref || linear || share;
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
+		return -1;
+	if (counts && hca_knob("classifier", linear ? "0" : share ? "1" : "2"))
 		return -1;
 	if (hca_knob("hca_lru_age", counts ? "1" : "0") && counts)
 		return -1;

@@ -8,7 +8,8 @@
  *     <the workload's result fields> <the cgroup's counters>
  *
  * Kernel command line:
- *   hwage.config=base|hca|hca-noref|unconstrained   (base)
+ *   hwage.config=base|hca|hca-noref|hca-share|hca-linear|unconstrained
+ *                            (base; see lib/workload.h)
  *   hwage.workloads=hotcold,memcached               (both)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
