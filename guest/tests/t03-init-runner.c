@@ -9,7 +9,9 @@
  *           and exits 0: the runner must not wait for it, must kill it
  *           and must fail the program for it;
  *   short   plans 2 results and reports 1: ktap_end() must fail it;
- *   good    plans 1 and reports 1: it must pass.
+ *   good    plans 1 and reports 1: it must pass;
+ *   todo    reports one pass and one known failure (KTAP's "not ok ...
+ *           # TODO"): it must pass, the TODO not counted as a failure.
  *
  * And hwage.only='s matching: a prefix that matches no test is named.
  *
@@ -67,6 +69,12 @@ static int role(const char *what)
 	if (!strcmp(what, "good")) {
 		ktap_begin("good", 1);
 		ktap_result(1, "the_only_one");
+		return ktap_end();
+	}
+	if (!strcmp(what, "todo")) {
+		ktap_begin("todo", 2);
+		ktap_result(1, "fine");
+		ktap_todo("known", "a defect on file");
 		return ktap_end();
 	}
 	return 2;
@@ -141,7 +149,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		return role(argv[1]);
 
-	ktap_begin("init_runner", 5);
+	ktap_begin("init_runner", 6);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 
 	passed = run_role("hang", HANG_TIMEOUT, &o, why, sizeof(why));
@@ -169,6 +177,11 @@ int main(int argc, char **argv)
 
 	passed = run_role("good", 60, &o, why, sizeof(why));
 	if (!ktap_result(passed == 1 && o.plan == 1 && o.results == 1, "matching_plan_passes"))
+		show_output();
+
+	passed = run_role("todo", 60, &o, why, sizeof(why));
+	if (!ktap_result(passed == 1 && o.plan == 2 && o.results == 2 && o.not_ok == 0 &&
+			 strstr(output, "not ok 2 known # TODO"), "todo_is_not_a_failure"))
 		show_output();
 
 	only_matching();
