@@ -28,6 +28,19 @@ truth=0
 step "boot $arch (hca=$hca) and run the guest tests" \
 	env HWAGE_HCA="$hca" HWAGE_HCA_TRUTH=$truth HWAGE_LOG="$log" bash "$S/run-guest.sh" "$arch" test
 rc=$?
+# QEMU 10.0's TCG can abort on "iotlb_to_section: Assertion ... failed"
+# (system/physmem.c) before the guest starts, a QEMU bug seen twice in
+# this project's x86_64 boots with multi-threaded TCG: that boot is kept and
+# the boot is tried once more, so a QEMU crash does not pass for a kernel
+# failure; a second crash, or any other, stays a failure.
+if [ "$rc" != 0 ] && [ -s "$log" ] && ! grep -qa 'hwage-init: mode' "$log" &&
+	grep -qa 'iotlb_to_section: Assertion' "$log"; then
+	info "QEMU aborted in iotlb_to_section before the guest started (a QEMU bug; log kept: $log): booting once more"
+	log=${log%.log}-retry.log
+	step "boot $arch (hca=$hca) again and run the guest tests" \
+		env HWAGE_HCA="$hca" HWAGE_HCA_TRUTH=$truth HWAGE_LOG="$log" bash "$S/run-guest.sh" "$arch" test
+	rc=$?
+fi
 
 echo "results for $arch, hca=$hca ($log):"
 if [ ! -s "$log" ]; then
