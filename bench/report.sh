@@ -94,6 +94,7 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	if (col("look_around_ns") != "" && col("look_around_ns") >= 0) add(key, "la_ms", col("look_around_ns") / 1e6)
 	if (col("cpu_sys_usec") != "") add(key, "sys_ms", col("cpu_sys_usec") / 1e3)
 	add(key, "prec", col("cls_precision")); add(key, "rec", col("cls_recall"))
+	add(key, "aprec", col("aged_precision"))
 	if (col("swapped") > 0) add(key, "coldev", col("swapped_cold") / col("swapped"))
 	# per unit of work: per 1000 operations, per page reclaimed
 	kops = col("ops") == "" ? "" : col("ops") / 1000
@@ -114,17 +115,17 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	}
 }
 END {
-	print "| target | workload | pressure | config | runs | ops/s | CV | vs base [95% CI] | differs | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | evicted cold |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	print "| target | workload | pressure | config | runs | ops/s | CV | vs base [95% CI] | differs | p99 us | refaults | vs base | pswpout | aging ms | vs base | look-around ms | sys ms | precision | recall | after aging | evicted cold |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]; split(k, f, "|")
 		b = f[1] "|" f[2] "|" f[3] "|base"
 		r = ci(k, b, "ops")
-		printf "| %s | %s | %sx | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		printf "| %s | %s | %sx | %s | %d%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			f[1], f[2], f[3], f[4], runs[k], bad[k] ? " (" bad[k] " failed)" : "",
 			cell(k, "ops"), cv(k, "ops"), r, real[k, "ops"], cell(k, "p99"), cell(k, "refaults"), ratio(k, b, "refaults"),
 			cell(k, "pswpout"), cell(k, "aging_ms"), ratio(k, b, "aging_ms"), cell(k, "la_ms"), cell(k, "sys_ms"),
-			cell(k, "prec"), cell(k, "rec"), cell(k, "coldev")
+			cell(k, "prec"), cell(k, "rec"), cell(k, "aprec"), cell(k, "coldev")
 		# plot data, one file per target and workload: the ratios to
 		# base with their intervals (ops/s, refaults per 1000 operations)
 		# (unconstrained, the ceiling, would squash the scale: table only)
@@ -206,8 +207,10 @@ END {
 	echo "page reclaimed; isolate hold: how long the eviction held lru_lock (irqs off) to isolate"
 	echo "a batch (patch 15), p99 and longest of each run as the upper bound of their log2 bucket,"
 	echo "median over the runs;"
-	echo "precision/recall: the hot set among the youngest generation, scored with the"
-	echo "emulator's ground truth; evicted cold: share of the pages swapped out at the end"
+	echo "precision/recall: the hot set among the youngest generation at the end of the run,"
+	echo "scored with the emulator's ground truth (that generation also holds whatever was faulted"
+	echo "in since the last aging); after aging: the precision of the youngest generation that one"
+	echo "more aging made right after (w-hotcold -A); evicted cold: share of the pages swapped out at the end"
 	echo "that are cold by design (hca-s16 keeps no ground truth: no scores). With the"
 	echo "guest clock icount:N, seconds and rates are guest time: 2^N ns per guest"
 	echo "instruction, whatever the host did. Settings of every run: results.csv."

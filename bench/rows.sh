@@ -17,7 +17,9 @@
 #              guest instructions) or host (it follows the host's)
 #   boot_wall_s  the boot's wall-clock seconds on the host, from LOG.wall
 #              (bench/run.sh writes it), empty without
-# and the classification scores of bench/score.sh for the hotcold rows.
+# and the classification scores of bench/score.sh for the hotcold rows:
+# cls_* of the listing at the end of the run phase, aged_* of the one
+# right after one more aging (w-hotcold -A, HWAGE_SCORE_LIST=clsa).
 set -u
 COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
 limit_kb footprint_kb workingset_refault_anon workingset_refault_file
@@ -27,7 +29,7 @@ counts_calls counts_add_ns counts_add_calls counts_sort_ns counts_sort_calls cou
 counts_sample_calls lock_hold_samples lock_hold_ns lock_hold_p99_ns lock_hold_max_ns
 putback_hold_samples putback_hold_ns putback_hold_p99_ns putback_hold_max_ns swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
-truth_agreement secs kernel series qemu emulator guest_mem scale phase_secs clock boot_wall_s log"
+truth_agreement aged_precision aged_recall secs kernel series qemu emulator guest_mem scale phase_secs clock boot_wall_s log"
 
 if [ "${1:-}" = --header ]; then
 	echo $COLS | tr ' ' ,
@@ -71,8 +73,9 @@ meta+=" scale=${scale:-1} phase_secs=$(param hwage.secs) clock=$clock boot_wall_
 meta+=" log=$(basename "$log")"
 
 scores=$(bash "$(dirname "$0")/score.sh" "$log")
-tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" '
-	BEGIN { ncol = split(cols, col, /[ \n]+/); nsc = split(scores, sc, "\n") }
+aged=$(HWAGE_SCORE_LIST=clsa bash "$(dirname "$0")/score.sh" "$log")
+tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" -v aged="$aged" '
+	BEGIN { ncol = split(cols, col, /[ \n]+/); nsc = split(scores, sc, "\n"); split(aged, ag, "\n") }
 	{
 		delete v
 		n = split(meta " " $0, kv, " ")
@@ -81,6 +84,8 @@ tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COL
 			split(sc[h], s, " ")
 			v["cls_precision"] = s[1]; v["cls_recall"] = s[2]
 			v["cls_design_precision"] = s[3]; v["cls_design_recall"] = s[4]; v["truth_agreement"] = s[5]
+			split(ag[h], s, " ")
+			v["aged_precision"] = s[1]; v["aged_recall"] = s[2]
 		}
 		line = ""
 		for (i = 1; i <= ncol; i++) {

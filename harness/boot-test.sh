@@ -63,10 +63,13 @@ fi
 # t13's base and counter-aging runs list their pages and take ground-truth
 # snapshots (bench/score.sh scores them, in that order): the pages hot by
 # design must be the ones the emulator saw accessed most, or its "cold set"
-# means nothing; and counter aging's youngest generation must hold the
-# truly hot pages with a precision of at least 0.8, above base's
-# (t13-verdict.sh; between the two is issue 11's known shortfall on
-# ppc64le, 0.48-0.80 here, x86_64 0.61-0.98: reported, not failed).
+# means nothing; and the youngest generation counter aging makes must
+# hold the truly hot pages with a precision of at least 0.8, above base's
+# (t13-verdict.sh; between the two is issue 11's known shortfall,
+# reported, not failed). That is the listing right after one more aging
+# (w-hotcold -A, "clsa"): the one at the end of the run also has the pages
+# faulted in since the last aging in the youngest generation, a number
+# that varies with the moment; it is shown, not judged.
 if ! tr -d '\r' <"$log" | grep -qaE '^(not )?ok [0-9]+ t13'; then
 	echo "  skip $arch t13 hot set against the ground truth: t13 did not report in this boot"
 	echo "$res"
@@ -74,8 +77,12 @@ if ! tr -d '\r' <"$log" | grep -qaE '^(not )?ok [0-9]+ t13'; then
 	echo "$arch/t13-precision: 0 passed, 0 failed, 1 skipped"
 	exit $ok
 fi
-verdict=$(bash "$HWAGE_TOP/bench/score.sh" "$log" | head -n 2 | bash "$S/t13-verdict.sh" "$arch") || ok=1
+verdict=$(HWAGE_SCORE_LIST=clsa bash "$HWAGE_TOP/bench/score.sh" "$log" | head -n 2 |
+	bash "$S/t13-verdict.sh" "$arch") || ok=1
 head -n -2 <<<"$verdict"
+read -r bp _ < <(bash "$HWAGE_TOP/bench/score.sh" "$log" | head -n 1)
+read -r p _ < <(bash "$HWAGE_TOP/bench/score.sh" "$log" | sed -n 2p)
+echo "  info $arch t13 youngest generation at the end of the run, before that aging: precision hca ${p:--}, base ${bp:--}"
 echo "$res"
 tail -n 2 <<<"$verdict"
 exit $ok

@@ -139,12 +139,13 @@ static void hotcold(const char *config, const char *pressure, const char *secs, 
 {
 	char h[16], c[16], res[1024];
 	/*
-	 * the classification (-c) needs the counters; the ground-truth
-	 * snapshots (-T) also need the plugin to keep the truth (hwage.truth=1)
+	 * the classification (-c, and -A: again after one more aging) needs
+	 * the counters; the ground-truth snapshots (-T) also need the plugin
+	 * to keep the truth (hwage.truth=1)
 	 */
 	int snapshots = counts && !strcmp(kparam("truth", "0"), "1");
 	char *argv[] = { "/bin/w-hotcold", "-H", h, "-C", c, "-s", (char *)secs,
-			 counts ? "-c" : NULL, snapshots ? "-T" : NULL, NULL };
+			 counts ? "-c" : NULL, counts ? "-A" : NULL, snapshots ? "-T" : NULL, NULL };
 	long long footprint = (long long)(HOT_MB + COLD_MB) * scale << 20;
 	long long limit = limit_for(config, footprint, pressure);
 	struct snap s0;

@@ -15,11 +15,12 @@
  *
  * The hot set is known by construction. With the counter engine, the base
  * and the hca runs also take ground-truth snapshots and list their pages
- * with their generations, and the host (harness/boot-test.sh) checks that
- * the pages hot by design are the ones the emulator saw accessed most, and
- * that counter aging's youngest generation holds the truly hot pages more
- * precisely than stock MGLRU's in the same boot, and with a precision of at
- * least 0.8.
+ * with their generations at the end of the run and again right after one
+ * more aging (w-hotcold -c -A), and the host (harness/boot-test.sh) checks
+ * that the pages hot by design are the ones the emulator saw accessed
+ * most, and that the youngest generation counter aging made holds the
+ * truly hot pages more precisely than the one stock MGLRU made in the same
+ * boot, and with a precision of at least 0.8.
  */
 #include "hca.h"
 #include "ktap.h"
@@ -54,7 +55,7 @@ static int run(const char *config, int toggle, int truth, double *cold_share,
 	/* snapshots only when the plugin writes truth (hwage.truth=1) */
 	int snapshots = truth && !strcmp(kparam("truth", "0"), "1");
 	char *argv[] = { "/bin/w-hotcold", "-H", HOT_MB, "-C", COLD_MB, "-s", SECS,
-			 truth ? "-c" : NULL, snapshots ? "-T" : NULL, NULL };
+			 truth ? "-c" : NULL, truth ? "-A" : NULL, snapshots ? "-T" : NULL, NULL };
 	char res[512];
 	long long in0 = vmstat("pswpin"), out0 = vmstat("pswpout"), out;
 	int st, flips = 0, intact;

@@ -4,7 +4,7 @@
  * the benchmark (see ../shared/BENCHMARKS.md in the project).
  *
  *   w-hotcold -H HOT_MB -C COLD_MB [-s SECONDS] [-p HOT_PCT] [-w WRITE_PCT]
- *             [-r SEED] [-c] [-T]
+ *             [-r SEED] [-c [-A]] [-T]
  *
  * It maps HOT_MB + COLD_MB of anonymous memory, picks the hot pages at
  * random (a seeded permutation, so they are spread over the mapping and
@@ -28,6 +28,17 @@
  * ground-truth snapshot (/sys/kernel/debug/hca/backend/truth) at the start
  * and at the end of the run phase and prints their numbers.
  *
+ * With -c -A, after that listing it runs on for a second (the listing
+ * takes many decay windows, in which the counts of the idle workload fade),
+ * ages its memory cgroup right then (a new generation on each of its nodes,
+ * through /sys/kernel/debug/lru_gen, as the reclaim would) and lists its
+ * pages again, as "clsa" lines. The pages
+ * faulted in since the last aging sit in the youngest generation until the
+ * next one, whatever the aging does (a fault makes a page active, in the
+ * stock multi-gen LRU as with the counts), so the first listing scores the
+ * fault-ins of a moment that varies from run to run as much as the aging;
+ * right after an aging, the youngest generation is what that aging chose.
+ *
  * The last line is
  *   result ops=N secs=S ops_per_s=N p50_us=N p99_us=N hot_pages=N
  *     cold_pages=N swapped=N swapped_cold=N errors=N
@@ -45,12 +56,15 @@
 #include <unistd.h>
 
 #include "hca.h"
+#include "lru_gen.h"
 #include "pagemap.h"
 #include "util.h"
 
 /* latency histogram: 8 buckets per power of two of nanoseconds */
 #define HIST_SUB 8
 #define HIST_N (64 * HIST_SUB)
+/* -A: how long the workload runs on before the aging, in ns */
+#define AGING_WARM_NS 1000000000ull
 /* measure the latency of one operation in LAT_EVERY */
 #define LAT_EVERY 8
 
@@ -209,7 +223,7 @@ static long truth_snapshot(void)
  * an age of -1 for it. (A page off the LRU lists, e.g. isolated by the
  * reclaim at that moment, reads gen_age -1 and is no error.)
  */
-static void census(int cls, size_t *swapped, size_t *swapped_cold)
+static void census(const char *cls, size_t *swapped, size_t *swapped_cold)
 {
 	int pm = pagemap_open();
 	int pf = cls ? open(HCA_PFN, O_RDWR) : -1;
@@ -248,27 +262,133 @@ static void census(int cls, size_t *swapped, size_t *swapped_cold)
 		len += snprintf(line + len, sizeof(line) - len, " %llx:%lld:%d",
 				(unsigned long long)(e & PM_PFN), l.gen_age, is_hot[p]);
 		if (++n % 32 == 0) {
-			printf("cls%s\n", line);
+			printf("%s%s\n", cls, line);
 			len = 0;
 		}
 	}
 	if (len)
-		printf("cls%s\n", line);
+		printf("%s%s\n", cls, line);
 	errors += bad;
 	if (pf >= 0)
 		close(pf);
 	close(pm);
 }
 
+/*
+ * Operations until deadline (now_ns()); the operations made, and in *end
+ * the time the last batch ended. With measure, one operation in
+ * LAT_EVERY has its latency taken.
+ */
+static uint64_t run_phase(uint64_t deadline, long hot_pct, long write_pct, size_t nr_cold,
+			  int measure, uint64_t *end)
+{
+	uint64_t ops = 0, t;
+	size_t p;
+	int i;
+
+	for (t = now_ns(); t < deadline; t = now_ns()) {
+		for (i = 0; i < 256; i++) {
+			uint64_t r = rnd(), s = 0;
+			int lat = measure && ops % LAT_EVERY == 0;
+
+			if (r % 100 < (uint64_t)hot_pct || !nr_cold)
+				p = hot_ids[(r >> 8) % nr_hot];
+			else
+				p = cold_ids[(r >> 8) % nr_cold];
+			if (lat)
+				s = now_ns();
+			check_page(p);
+			if ((r >> 40) % 100 < (uint64_t)write_pct) {
+				version[p]++;
+				write_page(p);
+			}
+			if (lat)
+				hist_add(now_ns() - s);
+			ops++;
+		}
+	}
+	*end = t;
+	return ops;
+}
+
+/* the memcg and node of each node line of our cgroup, with its max_seq */
+struct age_target {
+	int memcg, nid;
+	long long max_seq;
+};
+
+struct age_targets {
+	const char *path;
+	int n, in_path;
+	struct age_target t[64];
+};
+
+static int age__line(const struct lru_gen_line *l, void *arg)
+{
+	struct age_targets *a = arg;
+
+	if (l->kind == LG_MEMCG) {
+		a->in_path = !strcmp(l->path, a->path);
+	} else if (l->kind == LG_NODE && a->in_path && a->n < 64) {
+		a->t[a->n].memcg = l->memcg;
+		a->t[a->n].nid = l->nid;
+		a->t[a->n++].max_seq = -1;
+	} else if (l->kind == LG_GEN && a->in_path && a->n && a->t[a->n - 1].nid == l->nid &&
+		   l->v[0] > a->t[a->n - 1].max_seq) {
+		a->t[a->n - 1].max_seq = l->v[0];
+	}
+	return 0;
+}
+
+/*
+ * Make a new generation of our memory cgroup on each of its nodes, as the
+ * reclaim's aging would (page table walk or promotion walk); the number of
+ * generations made, or -1 if our cgroup is not in lru_gen or a write
+ * failed. A cgroup of ours removed earlier (a dying memcg whose pages are
+ * not all freed yet) may show with our path too: it is aged as well, as
+ * the ids do not tell them apart.
+ */
+static int age_memcg(void)
+{
+	char path[256] = "", cmd[128];
+	struct age_targets a = { .path = path + 3 };
+	int i, ret;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	/* "0::/PATH" on the unified hierarchy */
+	if (!f || !fgets(path, sizeof(path), f) || strncmp(path, "0::", 3)) {
+		printf("# -A: cannot read our cgroup from /proc/self/cgroup\n");
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	path[strcspn(path, "\n")] = 0;
+	if (lru_gen_each(LRU_GEN, age__line, &a) < 0 || !a.n) {
+		printf("# -A: memcg %s is not in %s\n", a.path, LRU_GEN);
+		return -1;
+	}
+	for (i = 0; i < a.n; i++) {
+		snprintf(cmd, sizeof(cmd), "+ %d %d %lld 1 1", a.t[i].memcg, a.t[i].nid,
+			 a.t[i].max_seq);
+		ret = write_file(LRU_GEN, cmd);
+		if (ret) {
+			printf("# -A: \"%s\" > %s: %s\n", cmd, LRU_GEN, strerror(-ret));
+			return -1;
+		}
+	}
+	return a.n;
+}
+
 int main(int argc, char **argv)
 {
 	long hot_mb = -1, cold_mb = -1, secs = 5, hot_pct = 90, write_pct = 10;
-	int cls = 0, truth = 0, c;
+	int cls = 0, truth = 0, aging = 0, c;
 	long t_begin = -1, t_end = -1;
 	size_t p, i, j, nr_cold, swapped, swapped_cold;
-	uint64_t ops = 0, t0, t1, deadline;
+	uint64_t ops, t0, t1;
 
-	while ((c = getopt(argc, argv, "H:C:s:p:w:r:cT")) != -1) {
+	while ((c = getopt(argc, argv, "H:C:s:p:w:r:cAT")) != -1) {
 		switch (c) {
 		case 'H': hot_mb = num("-H", optarg, 1, 1 << 20); break;
 		case 'C': cold_mb = num("-C", optarg, 0, 1 << 20); break;
@@ -277,6 +397,7 @@ int main(int argc, char **argv)
 		case 'w': write_pct = num("-w", optarg, 0, 100); break;
 		case 'r': rng_state = num("-r", optarg, 1, 1L << 62); break;
 		case 'c': cls = 1; break;
+		case 'A': aging = 1; break;
 		case 'T': truth = 1; break;
 		default: usage("unknown option", NULL);
 		}
@@ -285,6 +406,8 @@ int main(int argc, char **argv)
 		usage("unexpected argument", argv[optind]);
 	if (hot_mb < 0 || cold_mb < 0)
 		usage("-H and -C are required", NULL);
+	if (aging && !cls)
+		usage("-A needs -c", NULL);
 
 	psz = sysconf(_SC_PAGESIZE);
 	nr_hot = ((size_t)hot_mb << 20) / psz;
@@ -335,33 +458,30 @@ int main(int argc, char **argv)
 	if (truth)
 		t_begin = truth_snapshot();
 	t0 = now_ns();
-	deadline = t0 + secs * 1000000000ull;
-	for (t1 = t0; t1 < deadline; t1 = now_ns()) {
-		for (i = 0; i < 256; i++) {
-			uint64_t r = rnd(), s = 0;
-			int lat = ops % LAT_EVERY == 0;
-
-			if (r % 100 < (uint64_t)hot_pct || !nr_cold)
-				p = hot_ids[(r >> 8) % nr_hot];
-			else
-				p = cold_ids[(r >> 8) % nr_cold];
-			if (lat)
-				s = now_ns();
-			check_page(p);
-			if ((r >> 40) % 100 < (uint64_t)write_pct) {
-				version[p]++;
-				write_page(p);
-			}
-			if (lat)
-				hist_add(now_ns() - s);
-			ops++;
-		}
-	}
+	ops = run_phase(t0 + secs * 1000000000ull, hot_pct, write_pct, nr_cold, 1, &t1);
 	if (truth) {
 		t_end = truth_snapshot();
 		printf("truth begin=%ld end=%ld\n", t_begin, t_end);
 	}
-	census(cls, &swapped, &swapped_cold);
+	census(cls ? "cls" : NULL, &swapped, &swapped_cold);
+	if (aging) {
+		size_t sw, swc;
+		uint64_t t;
+		int aged;
+
+		/*
+		 * The listing took many decay windows: run on for a second so
+		 * that the accessed bits and the counts the aging reads are
+		 * the workload's, as for an aging in the middle of the run.
+		 */
+		run_phase(now_ns() + AGING_WARM_NS, hot_pct, write_pct, nr_cold, 0, &t);
+		aged = age_memcg();
+		printf("# -A: made %d generation%s of our memcg\n", aged, aged == 1 ? "" : "s");
+		if (aged > 0)
+			census("clsa", &sw, &swc);
+		else
+			errors++;
+	}
 	for (p = 0; p < nr_pages; p++)
 		check_page(p);
 	printf("# swapped out at the end of the run: %zu pages, %zu of them cold (%.1f%%)\n",

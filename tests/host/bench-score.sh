@@ -7,7 +7,7 @@ S=$(dirname "$0")/../../bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../harness/ktap.sh"
-ktap_plan 8
+ktap_plan 10
 
 # Pages (pfn 0x10-0x14): 0x10 and 0x11 hot by design; during the run 0x10,
 # 0x11 and 0x13 were accessed most (100, 90, 45), and 0x10, 0x11, 0x13 sit
@@ -37,6 +37,22 @@ ktap_ok score_against_truth $? "got:" "$out" "want:" "$want"
 out=$(HWAGE_BENCH_YOUNG=3 bash "$S/score.sh" "$log" | head -n 1)
 [ "$out" = "0.500 1.000 0.500 1.000 1.000" ]
 ktap_ok young_generations_setting $? "got: $out (want 0.500 1.000 0.500 1.000 1.000)"
+
+# The listing after one more aging (w-hotcold -A): 0x13 left the youngest
+# generation, so it holds exactly the truly hot pages; the plain listing
+# is scored as before.
+sed -i 's/^# cls 13:0:0 14:3:0$/&\n# clsa 10:0:1 11:0:1 12:3:0\n# clsa 13:1:0 14:3:0/' "$log"
+out=$(HWAGE_SCORE_LIST=clsa bash "$S/score.sh" "$log" | tr '\n' /)
+want="1.000 1.000 1.000 1.000 1.000/- - - - -/"
+[ "$out" = "$want" ] && [ "$(bash "$S/score.sh" "$log" | head -n 1)" = "0.667 1.000 0.667 1.000 1.000" ]
+ktap_ok score_after_one_more_aging $? "got: $out" "want: $want"
+
+# Right after a page table walk the youngest generation is empty: the
+# youngest one holding pages counts (here age 1: 0x10, 0x11 and 0x13).
+sed -i 's/^# cls 10:0:1 11:0:1 12:2:0$/# cls 10:1:1 11:1:1 12:3:0/; s/^# cls 13:0:0 14:3:0$/# cls 13:1:0 14:3:0/' "$log"
+out=$(bash "$S/score.sh" "$log" | head -n 1)
+[ "$out" = "0.667 1.000 0.667 1.000 1.000" ]
+ktap_ok youngest_generation_with_pages $? "got: $out (want 0.667 1.000 0.667 1.000 1.000)"
 
 rm "$log.truth.2"
 out=$(bash "$S/score.sh" "$log" | head -n 1)
