@@ -2,9 +2,10 @@
 /*
  * MGLRU aging from the emulated counts at work (hwage.hca=on only): a
  * hot/cold workload in a memory cgroup twice its limit, with swap on
- * zram, runs with hca_lru_age on, while hca_lru_age is switched off and
- * on again under load, then with it on throughout, then with
- * evict-skip-refs on as well. Every page is verified at the end of each
+ * zram, runs with hca_lru_age on and every reference checked
+ * (evict-skip-refs 0), while hca_lru_age is switched off and on again
+ * under load, then with it on throughout, then with evict-skip-refs on
+ * (the kernel's default). Every page is verified at the end of each
  * run, and the aging must have sampled a hotness range for the cgroup
  * (the "hotness max N min N" line of /sys/kernel/debug/lru_gen). The
  * limit must have been set and each run must have pushed pages out to
@@ -112,6 +113,7 @@ int main(void)
 {
 	long long max1 = -1, max2 = -1, swapped[3], oom;
 	int ok, switches = 0;
+	char skip_refs[16] = "";
 
 	psz = sysconf(_SC_PAGESIZE);
 	if (!hca_on()) {
@@ -120,7 +122,10 @@ int main(void)
 		return ktap_end();
 	}
 	ktap_begin("hca_aging", 7);
-	if (!ktap_result(!setup_zram_swap(256) && !hca_knob("hca_lru_age", "1"), "counts_in_use"))
+	read_file(HCA_DIR "evict-skip-refs", skip_refs, sizeof(skip_refs));
+	skip_refs[strcspn(skip_refs, "\n")] = 0;
+	if (!ktap_result(!setup_zram_swap(256) && !hca_knob("hca_lru_age", "1") &&
+			 !hca_knob("evict-skip-refs", "0"), "counts_in_use"))
 		return ktap_end();
 	if (!ktap_result(!cg_create(CG, (long long)LIMIT_MB << 20), "memcg_limit_set"))
 		return ktap_end();
@@ -138,7 +143,8 @@ int main(void)
 
 	hca_knob("evict-skip-refs", "1");
 	ok = run(0, &max2, &switches, &swapped[2], &oom);
-	hca_knob("evict-skip-refs", "0");
+	/* back to what the kernel had */
+	hca_knob("evict-skip-refs", skip_refs[0] ? skip_refs : "1");
 	ktap_diag("evict-skip-refs 1: hotness max seen %lld, pswpout +%lld, memcg OOM kills %lld",
 		  max2, swapped[2], oom);
 	/*
