@@ -328,7 +328,8 @@ static int age__line(const struct lru_gen_line *l, void *arg)
 	struct age_targets *a = arg;
 
 	if (l->kind == LG_MEMCG) {
-		a->in_path = !strcmp(l->path, a->path);
+		/* a dying memcg shows id 0, which lru_gen does not take */
+		a->in_path = l->memcg > 0 && !strcmp(l->path, a->path);
 	} else if (l->kind == LG_NODE && a->in_path && a->n < 64) {
 		a->t[a->n].memcg = l->memcg;
 		a->t[a->n].nid = l->nid;
@@ -345,8 +346,9 @@ static int age__line(const struct lru_gen_line *l, void *arg)
  * reclaim's aging would (page table walk or promotion walk); the number of
  * generations made, or -1 if our cgroup is not in lru_gen or a write
  * failed. A cgroup of ours removed earlier (a dying memcg whose pages are
- * not all freed yet) may show with our path too: it is aged as well, as
- * the ids do not tell them apart.
+ * not all freed yet) may show with our path too: with id 0 once offline,
+ * which is skipped; before that it is aged as well, as nothing else tells
+ * them apart.
  */
 static int age_memcg(void)
 {
