@@ -54,12 +54,18 @@ static const char *const stats[] = {
 /* what is measured as a difference over the measured phase */
 struct snap {
 	long long cpu, sys, pswpin, pswpout;
+	/* memory.stat's stats[] of our memcg, counted from its creation */
+	long long stat[8];
 	/* lru_gen_full of our memcg, summed over its nodes (-1: no such lines) */
 	struct lru_gen_scan lg;
 };
 
 static void snap(struct snap *s)
 {
+	int i;
+
+	for (i = 0; stats[i]; i++)
+		s->stat[i] = cg_stat(CG, "memory.stat", stats[i]);
 	s->cpu = cg_stat(CG, "cpu.stat", "usage_usec");
 	s->sys = cg_stat(CG, "cpu.stat", "system_usec");
 	lru_gen_scan(LRU_GEN_FULL, cg_path(CG), -1, -1, &s->lg);
@@ -86,25 +92,30 @@ static size_t hold_fields(char *line, size_t size, const char *prefix,
 			prefix, lru_gen_hold_quantile(hist, 1));
 }
 
-/* print the measurement; s0 is the snapshot taken at the start of it */
+/*
+ * print the measurement; s0 is the snapshot taken at the start of it, end
+ * the one taken at its end if taken already (w-hotcold -A's mark), else NULL
+ */
 static void report(const char *config, const char *workload, const char *pressure,
 		   long long limit, long long footprint, const char *res, int status,
-		   const struct snap *s0)
+		   const struct snap *s0, const struct snap *end)
 {
 	char line[4096];
 	struct snap s1;
 	size_t n;
 	int i;
 
-	snap(&s1);
+	if (end)
+		s1 = *end;
+	else
+		snap(&s1);
 	n = snprintf(line, sizeof(line), "hwage-bench config=%s workload=%s pressure=%s "
 		     "limit_kb=%lld footprint_kb=%lld exit=%d %s", config, workload, pressure,
 		     limit >> 10, footprint >> 10,
 		     WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
 		     res[0] ? res + 7 : "errors=-1");
 	for (i = 0; stats[i]; i++)
-		n += snprintf(line + n, sizeof(line) - n, " %s=%lld", stats[i],
-			      cg_stat(CG, "memory.stat", stats[i]));
+		n += snprintf(line + n, sizeof(line) - n, " %s=%lld", stats[i], s1.stat[i]);
 	n += snprintf(line + n, sizeof(line) - n, " pswpin=%lld pswpout=%lld cpu_usec=%lld"
 		      " cpu_sys_usec=%lld", s1.pswpin - s0->pswpin, s1.pswpout - s0->pswpout,
 		      s1.cpu - s0->cpu, s1.sys - s0->sys);
@@ -135,6 +146,22 @@ static long long limit_for(const char *config, long long footprint, const char *
 	return (long long)(footprint / atof(pressure)) & ~4095LL;
 }
 
+/* w-hotcold -A: the end snapshot at its mark, before the tail of -A */
+struct mark {
+	struct snap s;
+	int taken;
+};
+
+static void at_mark(void *arg, const char *line)
+{
+	struct mark *m = arg;
+
+	if (!m->taken && strstr(line, "-A: the measured run ends here")) {
+		snap(&m->s);
+		m->taken = 1;
+	}
+}
+
 static void hotcold(const char *config, const char *pressure, const char *secs, int counts)
 {
 	char h[16], c[16], res[1024];
@@ -149,6 +176,8 @@ static void hotcold(const char *config, const char *pressure, const char *secs, 
 	long long footprint = (long long)(HOT_MB + COLD_MB) * scale << 20;
 	long long limit = limit_for(config, footprint, pressure);
 	struct snap s0;
+	struct mark m = { .taken = 0 };
+	struct wl_hooks hooks = { .line = at_mark, .arg = &m };
 	int st;
 
 	snprintf(h, sizeof(h), "%d", HOT_MB * scale);
@@ -156,11 +185,11 @@ static void hotcold(const char *config, const char *pressure, const char *secs, 
 	snap(&s0);
 	if (cg_create(CG, limit)) {
 		/* a limit that did not apply must not pass for a measurement */
-		report(config, "hotcold", pressure, limit, footprint, "", 1 << 8, &s0);
+		report(config, "hotcold", pressure, limit, footprint, "", 1 << 8, &s0, NULL);
 		return;
 	}
-	st = wl_run(CG, argv, NULL, res, sizeof(res), NULL);
-	report(config, "hotcold", pressure, limit, footprint, res, st, &s0);
+	st = wl_run(CG, argv, NULL, res, sizeof(res), &hooks);
+	report(config, "hotcold", pressure, limit, footprint, res, st, &s0, m.taken ? &m.s : NULL);
 }
 
 static void memcached(const char *config, const char *pressure, const char *secs)
@@ -181,7 +210,7 @@ static void memcached(const char *config, const char *pressure, const char *secs
 	mc = cg_create(CG, 0) ? -1 : mc_start(CG, MC_PORT, MC_CACHE_MB * scale);
 	snap(&s0);
 	if (mc < 0) {
-		report(config, "memcached", pressure, 0, 0, "", 1 << 8, &s0);
+		report(config, "memcached", pressure, 0, 0, "", 1 << 8, &s0, NULL);
 		return;
 	}
 	st = wl_run(NULL, load, NULL, res, sizeof(res), NULL);
@@ -197,7 +226,7 @@ static void memcached(const char *config, const char *pressure, const char *secs
 			st = wl_run(NULL, run, NULL, res, sizeof(res), NULL);
 		}
 	}
-	report(config, "memcached", pressure, limit, footprint, res, st, &s0);
+	report(config, "memcached", pressure, limit, footprint, res, st, &s0, NULL);
 	mc_stop(mc);
 }
 

@@ -125,10 +125,11 @@ int main(void)
 	read_file(HCA_DIR "evict-skip-refs", skip_refs, sizeof(skip_refs));
 	skip_refs[strcspn(skip_refs, "\n")] = 0;
 	if (!ktap_result(!setup_zram_swap(256) && !hca_knob("hca_lru_age", "1") &&
-			 !hca_knob("evict-skip-refs", "0"), "counts_in_use"))
+			 !hca_knob("evict-skip-refs", "0"), "counts_in_use") ||
+	    !ktap_result(!cg_create(CG, (long long)LIMIT_MB << 20), "memcg_limit_set")) {
+		hca_knob("evict-skip-refs", skip_refs[0] ? skip_refs : "1");
 		return ktap_end();
-	if (!ktap_result(!cg_create(CG, (long long)LIMIT_MB << 20), "memcg_limit_set"))
-		return ktap_end();
+	}
 
 	ok = run(1, &max1, &switches, &swapped[0], &oom);
 	ktap_diag("hca_lru_age 1 -> 0 -> 1 under load (%d of 2 switches made): hotness max seen "
