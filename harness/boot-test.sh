@@ -39,12 +39,12 @@ boot ""
 # 174 ppc64le boots. That boot's log is kept and the boot is tried again,
 # twice at most, so a QEMU crash does not pass for a kernel failure; a
 # third crash, or any other failure, stays a failure.
+first=${log%.log}
 for retry in 1 2; do
 	[ "$rc" != 0 ] && [ -s "$log" ] && ! grep -qa 'hwage-init: mode' "$log" &&
 		grep -qa 'iotlb_to_section: Assertion' "$log" || break
 	info "QEMU aborted in iotlb_to_section before the guest started (a QEMU bug; log kept: $log): booting again ($retry of 2)"
-	log=${log%.log}-retry$retry.log
-	log=${log/-retry1-retry2/-retry2}
+	log=$first-retry$retry.log
 	boot " again"
 done
 
@@ -84,8 +84,7 @@ fi
 verdict=$(HWAGE_SCORE_LIST=clsa bash "$HWAGE_TOP/bench/score.sh" "$log" | head -n 2 |
 	bash "$S/t13-verdict.sh" "$arch") || ok=1
 head -n -2 <<<"$verdict"
-read -r bp _ < <(bash "$HWAGE_TOP/bench/score.sh" "$log" | head -n 1)
-read -r p _ < <(bash "$HWAGE_TOP/bench/score.sh" "$log" | sed -n 2p)
+{ read -r bp _ && read -r p _; } < <(bash "$HWAGE_TOP/bench/score.sh" "$log")
 echo "  info $arch t13 youngest generation at the end of the run, before that aging: precision hca ${p:--}, base ${bp:--}"
 echo "$res"
 tail -n 2 <<<"$verdict"

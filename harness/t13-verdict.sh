@@ -11,9 +11,10 @@
 #   ARCH/t13-truth: N passed, N failed, N skipped
 #   ARCH/t13-precision: N passed, N failed, N skipped
 # that harness/test.sh counts. Exit status 0 unless one failed.
-# A run whose youngest generation holds none of the workload's pages
-# scores precision "-" with recall 0.000: for base that is precision 0
-# (nothing right there); for counter aging it is a failure.
+# A run with no young page scores precision "-" with recall 0.000 (with
+# score.sh's youngest-generation-with-pages rule, only when every listed
+# page was off the lists): for base that is precision 0 (nothing right
+# there); for counter aging it is a failure.
 #   t13-verdict.sh ARCH [MIN] <SCORES
 set -u
 arch=${1:?usage: t13-verdict.sh ARCH [MIN] <SCORES}

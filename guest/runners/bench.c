@@ -55,7 +55,7 @@ static const char *const stats[] = {
 struct snap {
 	long long cpu, sys, pswpin, pswpout;
 	/* memory.stat's stats[] of our memcg, counted from its creation */
-	long long stat[8];
+	long long stat[sizeof(stats) / sizeof(stats[0])];
 	/* lru_gen_full of our memcg, summed over its nodes (-1: no such lines) */
 	struct lru_gen_scan lg;
 };

@@ -32,14 +32,14 @@
  * takes many decay windows, in which the counts of the idle workload fade),
  * ages its memory cgroup right then (a new generation on each of its nodes,
  * through /sys/kernel/debug/lru_gen, as the reclaim would) and lists its
- * pages again, as "clsa" lines. Before that it prints "-A: the measured
- * run ends here" and waits 200 ms, for a runner that measures the run to
- * take its end snapshot (the bench does). The pages
- * faulted in since the last aging sit in the youngest generation until the
- * next one, whatever the aging does (a fault makes a page active, in the
- * stock multi-gen LRU as with the counts), so the first listing scores the
- * fault-ins of a moment that varies from run to run as much as the aging;
- * right after an aging, the youngest generation is what that aging chose.
+ * pages again, as "clsa" lines. The pages faulted in since the last aging
+ * sit in the youngest generation until the next one, whatever the aging
+ * does (a fault makes a page active, in the stock multi-gen LRU as with
+ * the counts), so the first listing scores the fault-ins of a moment that
+ * varies from run to run as much as the aging; right after an aging, the
+ * youngest generation is what that aging chose. Before the extra second it
+ * prints "-A: the measured run ends here" and waits 200 ms, for a runner
+ * that measures the run to take its end snapshot there (the bench does).
  *
  * The last line is
  *   result ops=N secs=S ops_per_s=N p50_us=N p99_us=N hot_pages=N
@@ -226,7 +226,8 @@ static long truth_snapshot(void)
 }
 
 /*
- * Pages swapped out now, and of them cold ones; with cls, print the pfn,
+ * Pages swapped out now, and of them cold ones; with cls (the lines' prefix,
+ * "cls" or "clsa"; NULL: no listing), print the pfn,
  * generation age and design hotness of every resident page. A page that
  * cannot be looked up in the pfn file is an error: the host would score
  * an age of -1 for it. (A page off the LRU lists, e.g. isolated by the
