@@ -25,6 +25,10 @@
 #                  emulator
 #   hca-noref      counter aging, eviction without reference checks of
 #                  the folios the counts say are cold (evict-skip-refs)
+#   hca-prevgen    hca-noref with the promotion walk also looking at the
+#                  generation the previous aging made (walk-prev-gen)
+#   hca-tiers      hca-noref with promotions by count counted in the
+#                  folios' tiers (walk-refs)
 #   hca-share      counter aging with the share classifier (hca: k-means)
 #   hca-linear     counter aging with the linear classifier (the RFC's)
 #   unconstrained  no memory limit: the ceiling
@@ -32,8 +36,9 @@
 # Settings (environment):
 #   HWAGE_BENCH_ARCHS      targets (ppc64le x86_64)
 #   HWAGE_BENCH_RUNS       boots per configuration (10)
-#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-noref; hca-share,
-#                          hca-linear and unconstrained on request)
+#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-noref; hca-prevgen, hca-tiers,
+#                          hca-share, hca-linear and unconstrained on
+#                          request)
 #   HWAGE_BENCH_WORKLOADS  (hotcold,memcached)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
@@ -86,8 +91,8 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-s16|hca-noref|hca-share|hca-linear|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-s16 hca-noref hca-share hca-linear unconstrained)" ;;
+	case $c in base|hca|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-share|hca-linear|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-s16 hca-noref hca-prevgen hca-tiers hca-share hca-linear unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do

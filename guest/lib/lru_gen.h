@@ -11,7 +11,7 @@
  *               TIER ...                   lru_gen_full: per tier, and
  *                     ...                  the page table walk's stats
  *     aging ns N calls N look_around ns N calls N    lru_gen_full, and
- *     counts ns N calls N add ns N calls N sort ns N calls N sample ns N calls N
+ *     counts ns N calls N sample ns N calls N evict ns N calls N
  *     lru_lock_hold isolate ns N holds N log2_ns N0 ... N31
  *     lru_lock_hold putback ns N holds N log2_ns N0 ... N31
  *
@@ -19,8 +19,9 @@
  * walk line's after 12 spaces of indent: that tells them apart.
  *
  * The counts line is the time and number of the reads of page access
- * counts (patch 14), in all, then at LRU insertion, in the eviction's
- * sort and in the aging's sampling (which the aging time includes). The
+ * counts (patch 14), in all, then in the aging's promotion walk (which
+ * the aging time includes) and in the eviction's check of the folios it
+ * reclaims (evict-skip-refs, patch 17). The
  * hold lines are the eviction's lru_lock holds (patch 15): the bucket i
  * of log2_ns counts the holds of [2^i, 2^(i+1)) ns, the first also 0 ns,
  * the last also longer; holds is the sum of the buckets.
@@ -43,13 +44,13 @@ enum lru_gen_kind {
 	LG_HOTNESS,	/* v: max, min, thresholds anon, file, walked, promoted */
 	LG_GEN,		/* v: seq, age ms, anon pages, file pages */
 	LG_AGING,	/* v: aging ns, calls, look-around ns, calls */
-	LG_COUNTS,	/* v: ns, calls of all, add, sort, sample (LG_COUNTS_*) */
+	LG_COUNTS,	/* v: ns, calls of all, sample, evict (LG_COUNTS_*) */
 	LG_HOLD,	/* hold: which; v: ns, holds; hist: the 32 buckets */
 	LG_OTHER,	/* a lru_gen_full tier or walk line */
 };
 
 /* the pairs of v[] of a counts line, each ns then calls */
-enum { LG_COUNTS_ALL, LG_COUNTS_ADD, LG_COUNTS_SORT, LG_COUNTS_SAMPLE, LG_NR_COUNTS };
+enum { LG_COUNTS_ALL, LG_COUNTS_SAMPLE, LG_COUNTS_EVICT, LG_NR_COUNTS };
 /* the lru_lock holds of the eviction */
 enum { LG_HOLD_ISOLATE, LG_HOLD_PUTBACK, LG_NR_HOLDS };
 #define LG_HOLD_BUCKETS 32
@@ -132,9 +133,9 @@ static inline int lru_gen_each(const char *file, int (*fn)(const struct lru_gen_
 		} else if (sscanf(line, " aging ns %lld calls %lld look_around ns %lld calls %lld",
 				  &l.v[0], &l.v[1], &l.v[2], &l.v[3]) == 4) {
 			l.kind = LG_AGING;
-		} else if (sscanf(line, " counts ns %lld calls %lld add ns %lld calls %lld sort ns "
-				  "%lld calls %lld sample ns %lld calls %lld", &l.v[0], &l.v[1],
-				  &l.v[2], &l.v[3], &l.v[4], &l.v[5], &l.v[6], &l.v[7]) == 8) {
+		} else if (sscanf(line, " counts ns %lld calls %lld sample ns %lld calls %lld evict ns "
+				  "%lld calls %lld", &l.v[0], &l.v[1], &l.v[2], &l.v[3], &l.v[4],
+				  &l.v[5]) == 6) {
 			l.kind = LG_COUNTS;
 		} else if (!lru_gen__hold_line(line, &l)) {
 			l.kind = LG_HOLD;

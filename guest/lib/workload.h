@@ -28,13 +28,19 @@
 
 /*
  * set the knobs of a configuration; 0, or -1 if it needs counts we lack.
- * The counter configurations set the classifier too: hca and hca-noref
- * k-means (2, the default), hca-share share (1), hca-linear linear (0).
+ * The counter configurations set the classifier too: hca, hca-noref and
+ * hca-prevgen k-means (2, the default), hca-share share (1), hca-linear
+ * linear (0); walk-prev-gen: 1 for hca-prevgen (hca-noref with the
+ * promotion walk looking at the previous aging's generation too), 0 (the
+ * default) for the others; walk-refs: 1 for hca-tiers (hca-noref with
+ * promotions counted in the folios' tiers), 0 (the default) for the
+ * others.
  */
 static inline int wl_config(const char *config)
 {
 	int linear = !strcmp(config, "hca-linear"), share = !strcmp(config, "hca-share");
-	int noref = !strcmp(config, "hca-noref");
+	int prevgen = !strcmp(config, "hca-prevgen"), tiers = !strcmp(config, "hca-tiers");
+	int noref = !strcmp(config, "hca-noref") || prevgen || tiers;
 	int counts = !strcmp(config, "hca") || noref || linear || share;
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
@@ -44,6 +50,10 @@ static inline int wl_config(const char *config)
 	if (hca_knob("hca_lru_age", counts ? "1" : "0") && counts)
 		return -1;
 	if (hca_knob("evict-skip-refs", noref ? "1" : "0") && noref)
+		return -1;
+	if (hca_knob("walk-prev-gen", prevgen ? "1" : "0") && prevgen)
+		return -1;
+	if (hca_knob("walk-refs", tiers ? "1" : "0") && tiers)
 		return -1;
 	return 0;
 }

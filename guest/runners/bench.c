@@ -8,7 +8,7 @@
  *     <the workload's result fields> <the cgroup's counters>
  *
  * Kernel command line:
- *   hwage.config=base|hca|hca-noref|hca-share|hca-linear|unconstrained
+ *   hwage.config=base|hca|hca-noref|hca-prevgen|hca-tiers|hca-share|hca-linear|unconstrained
  *                            (base; see lib/workload.h)
  *   hwage.workloads=hotcold,memcached               (both)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
@@ -126,10 +126,9 @@ static void report(const char *config, const char *workload, const char *pressur
 			      lru_gen_delta(s1.lg.aging[i], s0->lg.aging[i]));
 	for (i = 0; i < 2 * LG_NR_COUNTS; i++)
 		n += snprintf(line + n, sizeof(line) - n, " %s=%lld",
-			      (const char *[]){ "counts_ns", "counts_calls", "counts_add_ns",
-						"counts_add_calls", "counts_sort_ns",
-						"counts_sort_calls", "counts_sample_ns",
-						"counts_sample_calls" }[i],
+			      (const char *[]){ "counts_ns", "counts_calls", "counts_sample_ns",
+						"counts_sample_calls", "counts_evict_ns",
+						"counts_evict_calls" }[i],
 			      lru_gen_delta(s1.lg.counts[i], s0->lg.counts[i]));
 	n += hold_fields(line + n, sizeof(line) - n, "lock_hold", &s1.lg.hold[LG_HOLD_ISOLATE],
 			 &s0->lg.hold[LG_HOLD_ISOLATE]);

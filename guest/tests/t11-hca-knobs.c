@@ -24,6 +24,9 @@ static const struct knob knobs[] = {
 	{ "scan-pfn-ratio", { "1", "100", "50" }, { "0", "101" } },
 	{ "scan-skip-msec", { "0", "60000", "100" }, { "60001" } },
 	{ "evict-skip-refs", { "1", "0" }, { "2" } },
+	{ "walk-prev-gen", { "1", "0" }, { "2" } },
+	{ "walk-refs", { "1", "0" }, { "2" } },
+	{ "classifier", { "0", "1", "2" }, { "3" } },
 };
 
 /* bad whatever the knob: not a number, signed, junk, empty, overlong */

@@ -3,20 +3,22 @@
  * The cost of reading access counts, where it is spent (patches 14 and 15),
  * from lru_gen_full:
  *
- *   counts ns N calls N add ns N calls N sort ns N calls N sample ns N calls N
+ *   counts ns N calls N sample ns N calls N evict ns N calls N
  *   lru_lock_hold isolate|putback ns N holds N log2_ns N0 ... N31
  *
  * w-hotcold runs in a fresh memory cgroup at twice its limit, swap on
- * zram, once with counter aging (hca, hwage.hca=on only) and once without
+ * zram, once with counter aging and its default evict-skip-refs
+ * (hca-noref, hwage.hca=on only) and once without
  * (base, every boot), each in a cgroup of its own. The figures are the
  * cgroup's, summed over its nodes, from right after it is made to right
  * after the workload ends, before it is removed.
  *
- *   hca   the counts were read by the aging's promotion walk only (sample
- *         calls and ns > 0, add and sort calls 0: since patch 16 nothing
- *         reads counts under lru_lock); the total is exactly add + sort
- *         + sample, in ns and in calls (the kernel prints the sum of the
- *         three it read); the sampling, which the aging does, took no more
+ *   hca   the counts were read by the aging's promotion walk (sample
+ *         calls and ns > 0) and by the eviction's check of the folios it
+ *         reclaims (evict calls and ns > 0, evict-skip-refs being set);
+ *         the total is exactly sample + evict, in ns and in calls (the
+ *         kernel prints the sum of the two it read); the sampling, which
+ *         the aging does, took no more
  *         time than the aging did, since its time is part of the aging's
  *         (a cumulative figure, taken with the cgroup idle, so no aging is
  *         half accounted); both lru_lock holds happened (isolate and
@@ -98,7 +100,7 @@ static void run(const char *config, const char *cg, struct run *r)
 		long long ns = r->counts[2 * i], calls = r->counts[2 * i + 1];
 
 		ktap_diag("%s: counts %-6s ns %lld calls %lld (%.0f ns per read)", config,
-			  (const char *[]){ "all", "add", "sort", "sample" }[i], ns, calls,
+			  (const char *[]){ "all", "sample", "evict" }[i], ns, calls,
 			  calls > 0 ? (double)ns / calls : 0);
 	}
 	for (k = 0; k < LG_NR_HOLDS; k++)
@@ -140,35 +142,32 @@ int main(void)
 
 	if (!hca_on()) {
 		ktap_skip("hca_run_pressed_and_intact", HCA_OFF_WHY);
-		ktap_skip("hca_only_the_walk_read_counts", HCA_OFF_WHY);
-		ktap_skip("hca_counts_total_is_add_sort_sample", HCA_OFF_WHY);
+		ktap_skip("hca_walk_and_eviction_read_counts", HCA_OFF_WHY);
+		ktap_skip("hca_counts_total_is_sample_evict", HCA_OFF_WHY);
 		ktap_skip("hca_sample_time_within_aging_time", HCA_OFF_WHY);
 		ktap_skip("hca_lru_lock_hold_histograms", HCA_OFF_WHY);
 	} else {
-		run("hca", CG_HCA, &hca);
+		run("hca-noref", CG_HCA, &hca);
 		ktap_result(hca.ok && hca.lines, "hca_run_pressed_and_intact");
-		ktap_diag("hca: reads: add %lld, sort %lld, sample %lld",
-			  hca.counts[2 * LG_COUNTS_ADD + 1], hca.counts[2 * LG_COUNTS_SORT + 1],
-			  hca.counts[2 * LG_COUNTS_SAMPLE + 1]);
 		ktap_result(hca.lines && hca.counts[2 * LG_COUNTS_SAMPLE + 1] > 0 &&
 			    hca.counts[2 * LG_COUNTS_SAMPLE] > 0 &&
-			    hca.counts[2 * LG_COUNTS_ADD + 1] == 0 &&
-			    hca.counts[2 * LG_COUNTS_SORT + 1] == 0,
-			    "hca_only_the_walk_read_counts");
-		for (i = LG_COUNTS_ADD; i < LG_NR_COUNTS; i++) {
+			    hca.counts[2 * LG_COUNTS_EVICT + 1] > 0 &&
+			    hca.counts[2 * LG_COUNTS_EVICT] > 0,
+			    "hca_walk_and_eviction_read_counts");
+		for (i = LG_COUNTS_SAMPLE; i < LG_NR_COUNTS; i++) {
 			sum_ns += hca.counts[2 * i];
 			sum_calls += hca.counts[2 * i + 1];
 		}
-		ktap_diag("hca: add + sort + sample: ns %lld calls %lld; counts: ns %lld calls %lld",
+		ktap_diag("hca: sample + evict: ns %lld calls %lld; counts: ns %lld calls %lld",
 			  sum_ns, sum_calls, hca.counts[0], hca.counts[1]);
 		ktap_result(hca.lines && sum_ns == hca.counts[0] && sum_calls == hca.counts[1],
-			    "hca_counts_total_is_add_sort_sample");
+			    "hca_counts_total_is_sample_evict");
 		ktap_diag("hca: at the end, sample ns %lld, aging ns %lld", hca.end_sample_ns,
 			  hca.end_aging_ns);
 		ktap_result(hca.lines && hca.end_sample_ns >= 0 &&
 			    hca.end_sample_ns <= hca.end_aging_ns,
 			    "hca_sample_time_within_aging_time");
-		ktap_result(holds_ok("hca", &hca), "hca_lru_lock_hold_histograms");
+		ktap_result(holds_ok("hca-noref", &hca), "hca_lru_lock_hold_histograms");
 	}
 
 	run("base", CG_BASE, &base);

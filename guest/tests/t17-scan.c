@@ -11,6 +11,9 @@
  *         MAX_LOST_PCT of the hot set (a hot page is lost in a pass if it
  *         is seen swapped out at any of the pass's check points); the
  *         last is a known failure for now (KTAP TODO, see below)
+ *   hca-tiers counter aging with walk-refs (promotions counted in the
+ *         folios' tiers, evict-skip-refs on): every page intact, and its
+ *         losses shown beside the others
  *
  * A run that pushed no page out to swap fails: the limit did not press.
  */
@@ -58,7 +61,7 @@ int main(void)
 	double base_max, base_mean, max, mean;
 	int ok;
 
-	ktap_begin("scan", 4);
+	ktap_begin("scan", 5);
 	if (setup_zram_swap(256)) {
 		ktap_result(0, "zram_swap");
 		return ktap_end();
@@ -68,6 +71,7 @@ int main(void)
 		ktap_skip("hca_every_page_intact", HCA_OFF_WHY);
 		ktap_skip("hca_keeps_the_hot_set", HCA_OFF_WHY);
 		ktap_skip("hca_loses_less_than_base", HCA_OFF_WHY);
+		ktap_skip("hca_tiers_every_page_intact", HCA_OFF_WHY);
 		return ktap_end();
 	}
 	ok = run("hca", &max, &mean);
@@ -90,5 +94,10 @@ int main(void)
 	ktap_diag("hca: mean loss per pass %.1f%% against base's %.1f%%", mean, base_mean);
 	ktap_result(ok && mean >= 0 && base_mean >= 0 && mean <= base_mean,
 		    "hca_loses_less_than_base");
+	ok = run("hca-tiers", &max, &mean);
+	wl_config("base");
+	ktap_result(ok, "hca_tiers_every_page_intact");
+	ktap_diag("hca-tiers: mean loss per pass %.1f%%, worst %.1f%%, base's mean %.1f%%", mean,
+		  max, base_mean);
 	return ktap_end();
 }
