@@ -21,7 +21,7 @@
  * The counts line is the time and number of the reads of page access
  * counts (patch 14), in all, then in the aging's promotion walk (which
  * the aging time includes) and in the eviction's check of the folios it
- * reclaims (evict-skip-refs, patch 17). The
+ * isolated (evict-skip-refs, patch 17). The
  * hold lines are the eviction's lru_lock holds (patch 15): the bucket i
  * of log2_ns counts the holds of [2^i, 2^(i+1)) ns, the first also 0 ns,
  * the last also longer; holds is the sum of the buckets.

@@ -15,15 +15,14 @@
  *
  *   hca   the counts were read by the aging's promotion walk (sample
  *         calls and ns > 0) and by the eviction's check of the folios it
- *         reclaims (evict calls and ns > 0, evict-skip-refs being set);
+ *         isolated (evict calls and ns > 0, evict-skip-refs being set);
  *         the total is exactly sample + evict, in ns and in calls (the
  *         kernel prints the sum of the two it read); the sampling, which
- *         the aging does, took no more
- *         time than the aging did, since its time is part of the aging's
- *         (a cumulative figure, taken with the cgroup idle, so no aging is
- *         half accounted); both lru_lock holds happened (isolate and
- *         putback holds > 0, with time) and each histogram's buckets sum
- *         to its holds.
+ *         the aging does, took no more time than the aging did, since its
+ *         time is part of the aging's (a cumulative figure, taken with the
+ *         cgroup idle, so no aging is half accounted); both lru_lock holds
+ *         happened (isolate and putback holds > 0, with time) and each
+ *         histogram's buckets sum to its holds.
  *   base  no count was read (every calls and ns of the counts line 0),
  *         with the engine (hca_lru_age 0) or without it; the holds are
  *         kept all the same, the baseline of the hca run's.
