@@ -25,7 +25,8 @@ COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misse
 limit_kb footprint_kb workingset_refault_anon workingset_refault_file
 workingset_activate_anon workingset_activate_file pgscan pgsteal pgmajfault pswpin pswpout
 cpu_usec cpu_sys_usec aging_ns aging_calls look_around_ns look_around_calls counts_ns
-counts_calls counts_sample_ns counts_sample_calls counts_evict_ns counts_evict_calls lock_hold_samples lock_hold_ns lock_hold_p99_ns lock_hold_max_ns
+counts_calls counts_sample_ns counts_sample_calls counts_evict_ns counts_evict_calls
+lock_hold_samples lock_hold_ns lock_hold_p99_ns lock_hold_max_ns
 putback_hold_samples putback_hold_ns putback_hold_p99_ns putback_hold_max_ns swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
 truth_agreement aged_precision aged_recall secs kernel series qemu emulator guest_mem scale phase_secs clock boot_wall_s log"
