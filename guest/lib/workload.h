@@ -9,10 +9,19 @@
  *   hca-linear     counter aging on, the linear classifier
  *   hca-noref      counter aging on, eviction without page table
  *                  references (evict-skip-refs=1)
+ *   hca-prevgen    hca-noref, the walk also reading the previous aging's
+ *                  generation (walk-prev-gen=1)
+ *   hca-tiers      hca-noref, promotions counted in the tiers (walk-refs=1)
  *   unconstrained  as base, with no memory limit: the ceiling
  */
 #ifndef HWAGE_WORKLOAD_H
 #define HWAGE_WORKLOAD_H
+
+/*
+ * What w-hotcold -A prints (after "# ") where the measured run ends and
+ * its tail begins, for a runner to take its end snapshot on
+ */
+#define WL_RUN_ENDS "-A: the measured run ends here"
 
 #include <errno.h>
 #include <poll.h>

@@ -155,7 +155,7 @@ static void at_mark(void *arg, const char *line)
 {
 	struct mark *m = arg;
 
-	if (!m->taken && strstr(line, "-A: the measured run ends here")) {
+	if (!m->taken && strstr(line, WL_RUN_ENDS)) {
 		snap(&m->s);
 		m->taken = 1;
 	}

@@ -61,6 +61,7 @@
 #include "lru_gen.h"
 #include "pagemap.h"
 #include "util.h"
+#include "workload.h"
 
 /* latency histogram: 8 buckets per power of two of nanoseconds */
 #define HIST_SUB 8
@@ -68,11 +69,10 @@
 /* -A: how long the workload runs on before the aging, in ns */
 #define AGING_WARM_NS 1000000000ull
 /*
- * -A: the line printed before that, and how long to wait after it, so
+ * -A: how long to wait after the line WL_RUN_ENDS printed before that, so
  * that a runner measuring the run (guest/runners/bench.c) takes its end
  * snapshot there and the tail of -A stays out of its figures
  */
-#define AGING_MARK "# -A: the measured run ends here"
 #define AGING_MARK_WAIT_US 200000
 /* measure the latency of one operation in LAT_EVERY */
 #define LAT_EVERY 8
@@ -486,7 +486,7 @@ int main(int argc, char **argv)
 		 * that the accessed bits and the counts the aging reads are
 		 * the workload's, as for an aging in the middle of the run.
 		 */
-		printf("%s\n", AGING_MARK);
+		printf("# %s\n", WL_RUN_ENDS);
 		fflush(stdout);
 		usleep(AGING_MARK_WAIT_US);
 		run_phase(now_ns() + AGING_WARM_NS, hot_pct, write_pct, nr_cold, 0, &t);
