@@ -68,5 +68,9 @@ static inline void hca_header_init(struct hca_table_header *hdr,
 
 _Static_assert(sizeof(struct hca_table_header) == HCA_TABLE_HEADER_SIZE,
 	       "the header is HCA_TABLE_HEADER_SIZE bytes, the entries follow");
+_Static_assert(__builtin_offsetof(struct hca_entry, count) == 0 &&
+	       __builtin_offsetof(struct hca_entry, prev_count) == 4 &&
+	       sizeof(struct hca_entry) % 8 == 0 && HCA_TABLE_HEADER_SIZE % 8 == 0,
+	       "count and prev_count form one aligned 64-bit word, count low");
 
 #endif /* HCA_TABLE_H */

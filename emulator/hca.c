@@ -186,18 +186,33 @@ static uint64_t clock_now(void)
 }
 
 /*
- * Counting.  An entry is incremented with compare-and-swap so that it
- * saturates at HCA_COUNT_MAX and no update is lost under multi-threaded TCG.
+ * Counting.  @count and @prev_count of an entry form one naturally aligned
+ * 64-bit word (count in the low half: the table is little-endian), and
+ * every update of either is a compare-and-swap of that word: an access
+ * adds to count, saturating at HCA_COUNT_MAX, and no update is lost under
+ * multi-threaded TCG; a decay moves count into prev_count in one step, so
+ * that a guest reading the word with one load never sees a count moved
+ * out and not yet moved in, and a guest clearing it with one store is
+ * either before the decay or after it, never half of each.
  */
-static inline void entry_count_add(__le32 *count, uint32_t n)
+static inline uint64_t *entry_pair(struct hca_entry *e)
 {
-	uint32_t old = __atomic_load_n(count, __ATOMIC_RELAXED), new;
+	return (uint64_t *)&e->count;
+}
+
+static inline void entry_count_add(struct hca_entry *e, uint32_t n)
+{
+	uint64_t *pair = entry_pair(e);
+	uint64_t old = __atomic_load_n(pair, __ATOMIC_RELAXED), new;
+	uint32_t c;
 
 	do {
-		if (old == HCA_COUNT_MAX)
+		c = (uint32_t)old;
+		if (c == HCA_COUNT_MAX)
 			return;
-		new = old > HCA_COUNT_MAX - n ? HCA_COUNT_MAX : old + n;
-	} while (!__atomic_compare_exchange_n(count, &old, new, true,
+		c = c > HCA_COUNT_MAX - n ? HCA_COUNT_MAX : c + n;
+		new = (old & ~0xffffffffULL) | c;
+	} while (!__atomic_compare_exchange_n(pair, &old, new, true,
 					      __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 }
@@ -210,7 +225,7 @@ static void pending_flush(struct hca_vcpu *v)
 		struct hca_pending *p = &v->pending[i];
 
 		if (p->n)
-			entry_count_add(&entries[p->pfn].count,
+			entry_count_add(&entries[p->pfn],
 					p->n > HCA_COUNT_MAX ? HCA_COUNT_MAX : p->n);
 		p->n = 0;
 	}
@@ -222,7 +237,7 @@ static inline void pending_add(struct hca_vcpu *v, uint64_t pfn)
 
 	if (p->pfn != pfn) {
 		if (p->n)
-			entry_count_add(&entries[p->pfn].count,
+			entry_count_add(&entries[p->pfn],
 					p->n > HCA_COUNT_MAX ? HCA_COUNT_MAX : p->n);
 		p->pfn = pfn;
 		p->n = 0;
@@ -246,8 +261,12 @@ static inline uint32_t sample_draw(struct hca_vcpu *v)
 
 /*
  * Decay.  Moves count into prev_count and ages every entry, then publishes
- * the new epoch.  Entries are taken with an atomic exchange so that counts
- * added by running vCPUs land either in this period or in the next one.
+ * the new epoch.  The count pair is replaced with a compare-and-swap (see
+ * entry_count_add()), so that counts added by running vCPUs land either in
+ * this period or in the next one, and a guest clear is never undone.  The
+ * age is a word of its own, incremented after the pair: a reader that
+ * loads the age before the pair may see a decay's new counts with the age
+ * from before it (the entry looks younger than it is), never the reverse.
  */
 static void table_decay(void)
 {
@@ -255,15 +274,18 @@ static void table_decay(void)
 
 	for (i = 0; i < nr_pages; i++) {
 		struct hca_entry *e = &entries[i];
-		uint32_t c = 0, a;
+		uint64_t *pair = entry_pair(e);
+		uint64_t old = __atomic_load_n(pair, __ATOMIC_RELAXED);
+		uint32_t a;
 
-		if (__atomic_load_n(&e->count, __ATOMIC_RELAXED))
-			c = __atomic_exchange_n(&e->count, 0, __ATOMIC_RELAXED);
-		if (c || __atomic_load_n(&e->prev_count, __ATOMIC_RELAXED))
-			__atomic_store_n(&e->prev_count, c, __ATOMIC_RELAXED);
+		while (old && !__atomic_compare_exchange_n(pair, &old,
+							   old << 32, true,
+							   __ATOMIC_RELAXED,
+							   __ATOMIC_RELAXED))
+			;
 		a = __atomic_load_n(&e->age, __ATOMIC_RELAXED);
 		if (a < HCA_AGE_MAX)
-			__atomic_store_n(&e->age, a + 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->age, a + 1, __ATOMIC_RELEASE);
 	}
 	epoch++;
 	__atomic_store_n(&hdr->epoch, epoch, __ATOMIC_RELEASE);
