@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # One scored boot of make test: boot ARCH with the counter-engine SCENARIO
-# (HWAGE_HCA: on, off, badmagic, badsize; see run-guest.sh), run the guest
-# tests, and summarise this boot's log with ktap-summary.awk; with SCENARIO
-# "on", also check t13's hot set against this boot's ground truth.
+# (HWAGE_HCA: on, off, badmagic, badsize; see run-guest.sh; or radix,
+# below), run the guest tests, and summarise this boot's log with
+# ktap-summary.awk; with SCENARIO "on", also check t13's hot set against
+# this boot's ground truth.
 #   boot-test.sh ARCH SCENARIO
 # The log is a new file named here and handed to run-guest.sh (HWAGE_LOG),
 # so only what this boot wrote is ever scored: a boot that fails before
@@ -21,6 +22,15 @@ arch=$1
 hca=$2
 label=$arch/hca=$hca
 log=$HWAGE_LOGS/guest-$arch-test$([ "$hca" = off ] || echo "-hca-$hca")-$(date +%Y%m%d-%H%M%S).log
+# SCENARIO radix (ppc64le): the plugin counting, the guest on the radix MMU
+# (the kernel's default here is the hash MMU, which has no PMD-sized THP
+# with 4K pages), running the tests of the counts themselves and of their
+# carry over khugepaged's collapse only.
+if [ "$hca" = radix ]; then
+	[ "$arch" = ppc64le ] || die "scenario radix is for ppc64le only"
+	hca=on
+	export HWAGE_CMDLINE="disable_radix=no hwage.only=t10,t18 ${HWAGE_CMDLINE:-}"
+fi
 
 # t13 is scored against the ground truth only with the plugin counting.
 truth=0

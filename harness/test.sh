@@ -5,8 +5,8 @@
 #   N passed, N failed
 # HWAGE_ARCHS picks the targets (default: ppc64le x86_64), HWAGE_HCA_BOOTS
 # the counter-engine scenarios booted for each (default: on badmagic
-# badsize; see harness/run-guest.sh), each booted and scored by
-# harness/boot-test.sh.
+# badsize, and radix on ppc64le; see harness/run-guest.sh and
+# harness/boot-test.sh), each booted and scored by harness/boot-test.sh.
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/harness
@@ -52,7 +52,10 @@ for arch in $ARCHS; do
 	fi
 	# One boot per counter-engine scenario (see HWAGE_HCA in
 	# run-guest.sh), each scored from its own log only (boot-test.sh).
-	for hca in $HCA_BOOTS; do
+	boots=$HCA_BOOTS
+	# ppc64le: one more boot on the radix MMU, for t18 (boot-test.sh)
+	[ "$arch" != ppc64le ] || [ -n "${HWAGE_HCA_BOOTS:-}" ] || boots="$boots radix"
+	for hca in $boots; do
 		out=$(mktemp)
 		bash "$S/boot-test.sh" "$arch" "$hca" | tee "$out"
 		rc=${PIPESTATUS[0]}
