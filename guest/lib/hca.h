@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -95,6 +96,42 @@ static inline int hca_pfn_lookup(int fd, const char *pfn, struct hca_pfn *l)
 		return n < 0 ? -errno : -EIO;
 	buf[n] = '\0';
 	return hca_pfn_parse(buf, l) ? -EBADMSG : 0;
+}
+
+/* one entry of the counter table, as the backend's "entry" file shows it */
+struct hca_count {
+	unsigned long long count, prev, age;
+};
+
+/* hca_read_count(): the entry of @pfn through HCA_BACKEND "entry"; 0 or -1 */
+static inline int hca_read_count(unsigned long pfn, struct hca_count *e)
+{
+	char buf[128];
+	unsigned long got;
+
+	snprintf(buf, sizeof(buf), "%lu", pfn);
+	if (write_file(HCA_BACKEND "entry", buf) ||
+	    read_file(HCA_BACKEND "entry", buf, sizeof(buf)) <= 0)
+		return -1;
+	return sscanf(buf, "%lu %llu %llu %llu", &got, &e->count, &e->prev, &e->age) == 4 &&
+	       got == pfn ? 0 : -1;
+}
+
+/* hca_epoch(): the decays the table has had, -1 without a backend */
+static inline unsigned long long hca_epoch(void)
+{
+	return hca_table("epoch");
+}
+
+/* hca_wait_epoch_after(): wait for the epoch to pass @e, up to about a minute */
+static inline unsigned long long hca_wait_epoch_after(unsigned long long e)
+{
+	time_t t0 = time(NULL);
+	unsigned long long now;
+
+	while ((now = hca_epoch()) <= e && time(NULL) - t0 < 60)
+		hca_spin(1000000);
+	return now;
 }
 
 #endif

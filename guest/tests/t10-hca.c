@@ -24,7 +24,6 @@
 #include <string.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hca.h"
@@ -42,41 +41,8 @@
 /* loads per page in each group; group 0 is left alone */
 static const int freq[NGROUPS] = { 0, 1, 10, 100, 1000 };
 
-struct entry {
-	unsigned long long count, prev, age;
-};
-
 static long psz;
 static int pagemap_fd;
-
-static unsigned long long epoch(void)
-{
-	return hca_table("epoch");
-}
-
-static int read_entry(unsigned long pfn, struct entry *e)
-{
-	char buf[128];
-	unsigned long got;
-
-	snprintf(buf, sizeof(buf), "%lu", pfn);
-	if (write_file(HCA_BACKEND "entry", buf) ||
-	    read_file(HCA_BACKEND "entry", buf, sizeof(buf)) <= 0)
-		return -1;
-	return sscanf(buf, "%lu %llu %llu %llu", &got, &e->count, &e->prev, &e->age) == 4 &&
-	       got == pfn ? 0 : -1;
-}
-
-/* wait for the epoch to move past @e, up to about a minute */
-static unsigned long long wait_epoch_after(unsigned long long e)
-{
-	time_t t0 = time(NULL);
-	unsigned long long now;
-
-	while ((now = epoch()) <= e && time(NULL) - t0 < 60)
-		hca_spin(1000000);
-	return now;
-}
 
 static volatile char *map_pages(int n)
 {
@@ -114,8 +80,8 @@ static void test_counts(volatile char *g[], unsigned long pfn[][PER_GROUP])
 	char why[128];
 
 	for (try = 0; try < TRIES && !clean; try++) {
-		wait_epoch_after(wait_epoch_after(epoch()));
-		e0 = epoch();
+		hca_wait_epoch_after(hca_wait_epoch_after(hca_epoch()));
+		e0 = hca_epoch();
 		for (i = 1; i < NGROUPS; i++)
 			access_pages(g[i], PER_GROUP, freq[i]);
 		hca_spin(200000);
@@ -123,17 +89,17 @@ static void test_counts(volatile char *g[], unsigned long pfn[][PER_GROUP])
 			lo[i] = ~0ULL;
 			hi[i] = 0;
 			for (j = 0; j < PER_GROUP; j++) {
-				struct entry e;
+				struct hca_count e;
 				unsigned long long h;
 
-				if (read_entry(pfn[i][j], &e))
+				if (hca_read_count(pfn[i][j], &e))
 					e.count = e.prev = ~0ULL / 4;
 				h = e.count + e.prev;
 				lo[i] = h < lo[i] ? h : lo[i];
 				hi[i] = h > hi[i] ? h : hi[i];
 			}
 		}
-		e1 = epoch();
+		e1 = hca_epoch();
 		clean = e1 - e0 <= 1;
 	}
 	for (i = 0; i < NGROUPS; i++)
@@ -173,24 +139,24 @@ static void test_counts(volatile char *g[], unsigned long pfn[][PER_GROUP])
  */
 static void test_decay(volatile char *p, const unsigned long *pfn)
 {
-	struct entry ent[PER_GROUP] = { { 0 } }, after[PER_GROUP] = { { 0 } };
+	struct hca_count ent[PER_GROUP] = { { 0 } }, after[PER_GROUP] = { { 0 } };
 	unsigned long long ea = 0, eb = 0;
 	int j, try, clean = 0, stuck = 0, ok = 1;
 	char why[128];
 
 	for (try = 0; try < TRIES && !clean && !stuck; try++) {
-		ea = wait_epoch_after(epoch());
+		ea = hca_wait_epoch_after(hca_epoch());
 		access_pages(p, PER_GROUP, DECAY_LOADS);
 		hca_spin(200000);
 		for (j = 0; j < PER_GROUP; j++)
-			ok &= !read_entry(pfn[j], &ent[j]);
-		if (epoch() != ea)
+			ok &= !hca_read_count(pfn[j], &ent[j]);
+		if (hca_epoch() != ea)
 			continue;
-		eb = wait_epoch_after(ea);
+		eb = hca_wait_epoch_after(ea);
 		stuck = eb <= ea;
 		for (j = 0; j < PER_GROUP; j++)
-			ok &= !read_entry(pfn[j], &after[j]);
-		clean = eb == ea + 1 && epoch() == eb;
+			ok &= !hca_read_count(pfn[j], &after[j]);
+		clean = eb == ea + 1 && hca_epoch() == eb;
 	}
 	if (!clean && !stuck && ok) {
 		snprintf(why, sizeof(why), "a second decay raced each of %d tries", TRIES);
@@ -224,12 +190,12 @@ static void test_fresh(volatile char **p, unsigned long *pfn)
 	char why[128];
 
 	for (try = 0; try < TRIES && !clean && *p; try++) {
-		struct entry e;
+		struct hca_count e;
 
-		e0 = epoch();
+		e0 = hca_epoch();
 		access_pages(*p, PER_GROUP, 8 * psz);
 		hca_spin(200000);
-		history = read_entry(pfn[0], &e) ? 0 : e.count + e.prev;
+		history = hca_read_count(pfn[0], &e) ? 0 : e.count + e.prev;
 		munmap((void *)*p, PER_GROUP * psz);
 		*p = map_pages(PER_GROUP);
 		hca_spin(200000);
@@ -241,7 +207,7 @@ static void test_fresh(volatile char **p, unsigned long *pfn)
 			for (i = 0; i < PER_GROUP; i++)
 				if (q && q == pfn[i])
 					break;
-			if (i == PER_GROUP || read_entry(q, &e))
+			if (i == PER_GROUP || hca_read_count(q, &e))
 				continue;
 			recycled++;
 			fresh_ok &= e.count + e.prev <= limit;
@@ -250,7 +216,7 @@ static void test_fresh(volatile char **p, unsigned long *pfn)
 					  "had %llu after %ld loads", q, e.count + e.prev, pfn[0],
 					  history, 8 * psz);
 		}
-		clean = history > 2 * limit && epoch() - e0 <= 1;
+		clean = history > 2 * limit && hca_epoch() - e0 <= 1;
 		for (j = 0; *p && j < PER_GROUP; j++)
 			pfn[j] = pagemap_pfn(pagemap_fd, *p + j * psz);
 	}
@@ -316,7 +282,7 @@ int main(void)
 		ktap_diag("%s", access(HCA_BACKEND "table", R_OK) ? "no " HCA_BACKEND "table" :
 			  "backend registered");
 		if (!ktap_result(access(HCA_BACKEND "table", R_OK) == 0 &&
-				 epoch() != (unsigned long long)-1, "backend_registered"))
+				 hca_epoch() != (unsigned long long)-1, "backend_registered"))
 			return ktap_end();
 		test_engine();
 	} else if (!strcmp(mode, "badmagic")) {

@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "hca.h"
@@ -40,10 +39,6 @@
 
 #define HOT_LOADS 200
 #define TRIES 3
-
-struct entry {
-	unsigned long long count, prev, age;
-};
 
 static long psz;
 static int pagemap_fd;
@@ -71,34 +66,6 @@ static long read_long(const char *path)
 	return read_file(path, buf, sizeof(buf)) > 0 ? atol(buf) : -1;
 }
 
-static unsigned long long epoch(void)
-{
-	return hca_table("epoch");
-}
-
-static int read_entry(unsigned long pfn, struct entry *e)
-{
-	char buf[128];
-	unsigned long got;
-
-	snprintf(buf, sizeof(buf), "%lu", pfn);
-	if (write_file(HCA_BACKEND "entry", buf) ||
-	    read_file(HCA_BACKEND "entry", buf, sizeof(buf)) <= 0)
-		return -1;
-	return sscanf(buf, "%lu %llu %llu %llu", &got, &e->count, &e->prev, &e->age) == 4 &&
-	       got == pfn ? 0 : -1;
-}
-
-static unsigned long long wait_epoch_after(unsigned long long e)
-{
-	time_t t0 = time(NULL);
-	unsigned long long now;
-
-	while ((now = epoch()) <= e && time(NULL) - t0 < 60)
-		hca_spin(1000000);
-	return now;
-}
-
 static int cmp_ull(const void *a, const void *b)
 {
 	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
@@ -113,13 +80,13 @@ static unsigned long long median(unsigned long long *v, int n)
 }
 
 /* the pfns and entries of @n pages from @p; -1 if one is not there */
-static int snapshot(volatile char *p, int n, unsigned long *pfn, struct entry *e)
+static int snapshot(volatile char *p, int n, unsigned long *pfn, struct hca_count *e)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
 		pfn[i] = pagemap_pfn(pagemap_fd, p + i * psz);
-		if (!pfn[i] || read_entry(pfn[i], &e[i]))
+		if (!pfn[i] || hca_read_count(pfn[i], &e[i]))
 			return -1;
 	}
 	return 0;
@@ -134,7 +101,7 @@ static int try_collapse(long hpage, char *why, size_t whylen)
 {
 	int n = hpage / psz, half = n / 2, i, t, ret = -1;
 	unsigned long *pfn0 = calloc(n, sizeof(*pfn0)), *pfn1 = calloc(n, sizeof(*pfn1));
-	struct entry *e0 = calloc(n, sizeof(*e0)), *e1 = calloc(n, sizeof(*e1));
+	struct hca_count *e0 = calloc(n, sizeof(*e0)), *e1 = calloc(n, sizeof(*e1));
 	unsigned long long *hot = calloc(half, sizeof(*hot)), *cold0 = calloc(n - half, sizeof(*cold0)),
 			   *cold1 = calloc(n - half, sizeof(*cold1)), ep0, ep1, copy_med;
 	int age_ok = 1, hot_ok = 0, moved = 0;
@@ -157,12 +124,12 @@ static int try_collapse(long hpage, char *why, size_t whylen)
 		p[i * psz] = 1;
 
 	/* two decays: the counts mature and the writes are forgotten */
-	wait_epoch_after(wait_epoch_after(epoch()));
+	hca_wait_epoch_after(hca_wait_epoch_after(hca_epoch()));
 	for (t = 0; t < HOT_LOADS; t++)
 		for (i = 0; i < half; i++)
 			(void)p[i * psz];
 	hca_spin(200000);
-	ep0 = epoch();
+	ep0 = hca_epoch();
 	if (snapshot(p, n, pfn0, e0)) {
 		snprintf(why, whylen, "cannot read the pages' entries");
 		goto unmap;
@@ -178,7 +145,7 @@ static int try_collapse(long hpage, char *why, size_t whylen)
 		snprintf(why, whylen, "cannot read the new pages' entries");
 		goto unmap;
 	}
-	ep1 = epoch();
+	ep1 = hca_epoch();
 	for (i = 0; i < n; i++)
 		moved += pfn1[i] != pfn0[i];
 	if (moved != n) {
