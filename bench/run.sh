@@ -29,6 +29,7 @@
 #                  generation the previous aging made (walk-prev-gen)
 #   hca-tiers      hca-noref with promotions by count counted in the
 #                  folios' tiers (walk-refs)
+#   hca-gap        hca-noref with the kmeans-gap classifier (3)
 #   hca-share      counter aging with the share classifier (hca: k-means)
 #   hca-linear     counter aging with the linear classifier (the RFC's)
 #   unconstrained  no memory limit: the ceiling
@@ -36,7 +37,7 @@
 # Settings (environment):
 #   HWAGE_BENCH_ARCHS      targets (ppc64le x86_64)
 #   HWAGE_BENCH_RUNS       boots per configuration (10)
-#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-noref; hca-prevgen, hca-tiers,
+#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-noref; hca-prevgen, hca-tiers, hca-gap,
 #                          hca-share, hca-linear and unconstrained on
 #                          request)
 #   HWAGE_BENCH_WORKLOADS  (hotcold,memcached)
@@ -91,8 +92,8 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-share|hca-linear|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-s16 hca-noref hca-prevgen hca-tiers hca-share hca-linear unconstrained)" ;;
+	case $c in base|hca|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do

@@ -12,6 +12,7 @@
  *   hca-prevgen    hca-noref, the walk also reading the previous aging's
  *                  generation (walk-prev-gen=1)
  *   hca-tiers      hca-noref, promotions counted in the tiers (walk-refs=1)
+ *   hca-gap        hca-noref, the kmeans-gap classifier (3)
  *   unconstrained  as base, with no memory limit: the ceiling
  */
 #ifndef HWAGE_WORKLOAD_H
@@ -43,18 +44,19 @@
  * promotion walk looking at the previous aging's generation too), 0 (the
  * default) for the others; walk-refs: 1 for hca-tiers (hca-noref with
  * promotions counted in the folios' tiers), 0 (the default) for the
- * others.
+ * others; hca-gap: hca-noref with kmeans-gap (3).
  */
 static inline int wl_config(const char *config)
 {
 	int linear = !strcmp(config, "hca-linear"), share = !strcmp(config, "hca-share");
 	int prevgen = !strcmp(config, "hca-prevgen"), tiers = !strcmp(config, "hca-tiers");
-	int noref = !strcmp(config, "hca-noref") || prevgen || tiers;
+	int gap = !strcmp(config, "hca-gap");
+	int noref = !strcmp(config, "hca-noref") || prevgen || tiers || gap;
 	int counts = !strcmp(config, "hca") || noref || linear || share;
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
 		return -1;
-	if (counts && hca_knob("classifier", linear ? "0" : share ? "1" : "2"))
+	if (counts && hca_knob("classifier", linear ? "0" : share ? "1" : gap ? "3" : "2"))
 		return -1;
 	if (hca_knob("hca_lru_age", counts ? "1" : "0") && counts)
 		return -1;

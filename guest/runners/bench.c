@@ -8,7 +8,8 @@
  *     <the workload's result fields> <the cgroup's counters>
  *
  * Kernel command line:
- *   hwage.config=base|hca|hca-noref|hca-prevgen|hca-tiers|hca-share|hca-linear|unconstrained
+ *   hwage.config=base|hca|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
+ *                unconstrained
  *                            (base; see lib/workload.h)
  *   hwage.workloads=hotcold,memcached               (both)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)

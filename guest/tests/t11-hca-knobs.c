@@ -15,7 +15,7 @@
 
 struct knob {
 	const char *name;
-	const char *good[3];
+	const char *good[4];
 	const char *bad_range[3];
 };
 
@@ -26,7 +26,7 @@ static const struct knob knobs[] = {
 	{ "evict-skip-refs", { "1", "0" }, { "2" } },
 	{ "walk-prev-gen", { "1", "0" }, { "2" } },
 	{ "walk-refs", { "1", "0" }, { "2" } },
-	{ "classifier", { "0", "1", "2" }, { "3" } },
+	{ "classifier", { "0", "1", "3", "2" }, { "4" } },
 };
 
 /* bad whatever the knob: not a number, signed, junk, empty, overlong */
@@ -82,7 +82,7 @@ static void check_knob(const struct knob *k)
 	snprintf(name, sizeof(name), "%s_refuses_bad_values", k->name);
 	ktap_result(bad_ok, name);
 
-	for (i = 0; i < 3 && k->good[i]; i++) {
+	for (i = 0; i < 4 && k->good[i]; i++) {
 		ret = hca_knob(k->name, k->good[i]);
 		value(k->name, after, sizeof(after));
 		if (ret || strcmp(after, k->good[i])) {

@@ -8,7 +8,7 @@
  * sees every streamed page as young as the hot ones and loses hot pages
  * on every pass.
  *
- *   w-scan -H HOT_MB -C COLD_MB [-p PASSES] [-r READS] [-k CHUNKS]
+ *   w-scan -H HOT_MB -C COLD_MB [-p PASSES] [-r READS] [-k CHUNKS] [-D]
  *
  * Every page holds its id and version in the first word of each 64-byte
  * line. A hot read reads all the lines of a page and checks them; the
@@ -19,6 +19,17 @@
  * swapped out at any of these points is lost in that pass. The first pass
  * fills memory and is not scored. The last step reads back and checks
  * every page.
+ *
+ * -D (diagnosis; needs the series' debugfs files, root): at each check
+ * point, the state of every hot page still in memory is read (its count's
+ * age and hotness from the backend's "entry" file, its generation from
+ * HCA_PFN), and each pass prints, for the hot pages lost by the next check
+ * point and for those kept, how many were in each state before, with the
+ * same for a sample of the cold pages in memory:
+ *   diag pass N lost|kept|cold unknown=N h0=N h1-127=N h128-255=N h256+=N
+ *     gen0=N gen1=N gen2=N gen3+=N
+ * (unknown: a count younger than two decay windows; hN: prev_count +
+ * count; genN: generations older than the youngest.) It slows the run.
  *
  * Prints one line per pass, "pass N hot_lost=N hot_lost_pct=X", then
  *   result passes=N hot_pages=N cold_pages=N lost_pct_max=X lost_pct_mean=X
@@ -34,6 +45,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hca.h"
 #include "pagemap.h"
 #include "util.h"
 
@@ -98,6 +110,60 @@ static uint64_t rnd(void)
 	return rng;
 }
 
+/*
+ * -D: the state of a page in memory, as an index into the counts below:
+ * 0 unknown, 1-4 hotness 0, 1-127, 128-255, 256+; and its generation age,
+ * 0-3 (3 for 3 or more), -1 if not known.
+ */
+#define NR_HOT_STATES 5
+#define NR_GEN_STATES 4
+static const char *const hot_state_name[NR_HOT_STATES] = {
+	"unknown", "h0", "h1-127", "h128-255", "h256+",
+};
+
+struct diag {
+	unsigned long hot[NR_HOT_STATES], gen[NR_GEN_STATES];
+};
+
+static void page_state(const volatile void *addr, int fd, signed char *hs, signed char *gs)
+{
+	unsigned long long pfn = pagemap_pfn(fd, addr);
+	struct hca_count e;
+	char buf[128];
+	long age = -1;
+	unsigned long long h;
+
+	*hs = *gs = -1;
+	if (!pfn || hca_read_count(pfn, &e))
+		return;
+	h = e.count + e.prev;
+	*hs = e.age < 2 ? 0 : !h ? 1 : h < 128 ? 2 : h < 256 ? 3 : 4;
+	snprintf(buf, sizeof(buf), "%llu", pfn);
+	if (!write_file(HCA_PFN, buf) && read_file(HCA_PFN, buf, sizeof(buf)) > 0 &&
+	    sscanf(buf, "pfn %*u hotness %*d gen_age %ld", &age) == 1 && age >= 0)
+		*gs = age > 3 ? 3 : age;
+}
+
+static void diag_add(struct diag *d, signed char hs, signed char gs)
+{
+	if (hs >= 0)
+		d->hot[hs]++;
+	if (gs >= 0)
+		d->gen[gs]++;
+}
+
+static void diag_print(long pass, const char *what, const struct diag *d)
+{
+	int i;
+
+	printf("diag pass %ld %s", pass, what);
+	for (i = 0; i < NR_HOT_STATES; i++)
+		printf(" %s=%lu", hot_state_name[i], d->hot[i]);
+	for (i = 0; i < NR_GEN_STATES; i++)
+		printf(" gen%d%s=%lu", i, i == NR_GEN_STATES - 1 ? "+" : "", d->gen[i]);
+	printf("\n");
+}
+
 /* mark in @lost the hot pages that are swapped out now; -1 on error */
 static int census(int fd, unsigned char *lost)
 {
@@ -118,6 +184,9 @@ static int census(int fd, unsigned char *lost)
 int main(int argc, char **argv)
 {
 	long hot_mb = 0, cold_mb = 0, passes = 4, reads = 4, chunks = 8;
+	signed char *hs = NULL, *gs = NULL, chs, cgs;
+	struct diag d_lost, d_kept, d_cold;
+	int diag = 0;
 	double t0, lost_max = 0, lost_sum = 0;
 	unsigned char *lost;
 	size_t i, c;
@@ -125,16 +194,17 @@ int main(int argc, char **argv)
 	int opt, fd;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "H:C:p:r:k:")) != -1) {
+	while ((opt = getopt(argc, argv, "H:C:p:r:k:D")) != -1) {
 		switch (opt) {
 		case 'H': hot_mb = opt_num("-H", optarg, 1, 1 << 16); break;
 		case 'C': cold_mb = opt_num("-C", optarg, 1, 1 << 16); break;
 		case 'p': passes = opt_num("-p", optarg, 2, 1000); break;
 		case 'r': reads = opt_num("-r", optarg, 1, 1000); break;
 		case 'k': chunks = opt_num("-k", optarg, 1, 4096); break;
+		case 'D': diag = 1; break;
 		default:
 			fprintf(stderr, "usage: w-scan -H HOT_MB -C COLD_MB [-p PASSES] [-r READS] "
-				"[-k CHUNKS]\n");
+				"[-k CHUNKS] [-D]\n");
 			return 2;
 		}
 	}
@@ -150,6 +220,16 @@ int main(int argc, char **argv)
 	cold_ver = calloc(nr_cold, sizeof(*cold_ver));
 	lost = malloc(nr_hot);
 	fd = pagemap_open();
+	if (diag) {
+		hs = malloc(nr_hot);
+		gs = malloc(nr_hot);
+		if (!hs || !gs || access(HCA_PFN, W_OK) || access(HCA_BACKEND "entry", W_OK)) {
+			fprintf(stderr, "w-scan: -D needs %s and %s\n", HCA_PFN, HCA_BACKEND "entry");
+			return 2;
+		}
+		memset(hs, -1, nr_hot);
+		memset(gs, -1, nr_hot);
+	}
 	if (hot == MAP_FAILED || cold == MAP_FAILED || !cold_ver || !lost || fd < 0) {
 		fprintf(stderr, "w-scan: cannot set up %ld + %ld MiB: %s\n", hot_mb, cold_mb,
 			strerror(errno));
@@ -166,6 +246,9 @@ int main(int argc, char **argv)
 		size_t nr_lost = 0, per_chunk = (size_t)reads * nr_hot / chunks;
 
 		memset(lost, 0, nr_hot);
+		memset(&d_lost, 0, sizeof(d_lost));
+		memset(&d_kept, 0, sizeof(d_kept));
+		memset(&d_cold, 0, sizeof(d_cold));
 		for (c = 0; c < (size_t)chunks; c++) {
 			size_t lo = nr_cold * c / chunks, hi = nr_cold * (c + 1) / chunks;
 
@@ -183,6 +266,27 @@ int main(int argc, char **argv)
 				fprintf(stderr, "w-scan: cannot read /proc/self/pagemap\n");
 				errors++;
 			}
+			if (!diag)
+				continue;
+			/* the hot pages' states since the last check point, then now */
+			for (i = 0; i < nr_hot; i++) {
+				if (hs[i] >= 0 || gs[i] >= 0)
+					diag_add(lost[i] ? &d_lost : &d_kept, hs[i], gs[i]);
+				if (lost[i])
+					hs[i] = gs[i] = -1;
+				else
+					page_state(hot + i * psz, fd, &hs[i], &gs[i]);
+			}
+			/* 256 cold pages spread over the cold set, those in memory */
+			for (i = 0; i < 256; i++) {
+				page_state(cold + (nr_cold * i / 256) * psz, fd, &chs, &cgs);
+				diag_add(&d_cold, chs, cgs);
+			}
+		}
+		if (diag) {
+			diag_print(p, "lost", &d_lost);
+			diag_print(p, "kept", &d_kept);
+			diag_print(p, "cold", &d_cold);
 		}
 		for (i = 0; i < nr_hot; i++)
 			nr_lost += lost[i];
