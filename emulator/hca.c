@@ -283,9 +283,15 @@ static void table_decay(void)
 							   __ATOMIC_RELAXED,
 							   __ATOMIC_RELAXED))
 			;
+		/*
+		 * A compare-and-swap, so that an age the guest stores
+		 * meanwhile (a clear, or counts carried to a moved page)
+		 * wins over this decay's increment.
+		 */
 		a = __atomic_load_n(&e->age, __ATOMIC_RELAXED);
 		if (a < HCA_AGE_MAX)
-			__atomic_store_n(&e->age, a + 1, __ATOMIC_RELEASE);
+			__atomic_compare_exchange_n(&e->age, &a, a + 1, false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	}
 	epoch++;
 	__atomic_store_n(&hdr->epoch, epoch, __ATOMIC_RELEASE);
