@@ -82,7 +82,7 @@ static void check_knob(const struct knob *k)
 	snprintf(name, sizeof(name), "%s_refuses_bad_values", k->name);
 	ktap_result(bad_ok, name);
 
-	for (i = 0; i < 4 && k->good[i]; i++) {
+	for (i = 0; i < (int)(sizeof(k->good) / sizeof(k->good[0])) && k->good[i]; i++) {
 		ret = hca_knob(k->name, k->good[i]);
 		value(k->name, after, sizeof(after));
 		if (ret || strcmp(after, k->good[i])) {

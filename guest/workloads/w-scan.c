@@ -37,6 +37,7 @@
  * over the scored passes; the exit status is 0 only if errors=0.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -125,13 +126,15 @@ struct diag {
 	unsigned long hot[NR_HOT_STATES], gen[NR_GEN_STATES];
 };
 
+static int pfn_fd = -1;	/* HCA_PFN, open with -D */
+
 static void page_state(const volatile void *addr, int fd, signed char *hs, signed char *gs)
 {
 	unsigned long long pfn = pagemap_pfn(fd, addr);
 	struct hca_count e;
-	char buf[128];
-	long age = -1;
+	struct hca_pfn l;
 	unsigned long long h;
+	char buf[32];
 
 	*hs = *gs = -1;
 	if (!pfn || hca_read_count(pfn, &e))
@@ -139,9 +142,8 @@ static void page_state(const volatile void *addr, int fd, signed char *hs, signe
 	h = e.count + e.prev;
 	*hs = e.age < 2 ? 0 : !h ? 1 : h < 128 ? 2 : h < 256 ? 3 : 4;
 	snprintf(buf, sizeof(buf), "%llu", pfn);
-	if (!write_file(HCA_PFN, buf) && read_file(HCA_PFN, buf, sizeof(buf)) > 0 &&
-	    sscanf(buf, "pfn %*u hotness %*d gen_age %ld", &age) == 1 && age >= 0)
-		*gs = age > 3 ? 3 : age;
+	if (!hca_pfn_lookup(pfn_fd, buf, &l) && l.gen_age >= 0)
+		*gs = l.gen_age > 3 ? 3 : l.gen_age;
 }
 
 static void diag_add(struct diag *d, signed char hs, signed char gs)
@@ -223,7 +225,8 @@ int main(int argc, char **argv)
 	if (diag) {
 		hs = malloc(nr_hot);
 		gs = malloc(nr_hot);
-		if (!hs || !gs || access(HCA_PFN, W_OK) || access(HCA_BACKEND "entry", W_OK)) {
+		pfn_fd = open(HCA_PFN, O_RDWR);
+		if (!hs || !gs || pfn_fd < 0 || access(HCA_BACKEND "entry", W_OK)) {
 			fprintf(stderr, "w-scan: -D needs %s and %s\n", HCA_PFN, HCA_BACKEND "entry");
 			return 2;
 		}
