@@ -31,7 +31,9 @@
  * (unknown: a count younger than two decay windows; hN: prev_count +
  * count; genN: generations older than the youngest.) It slows the run.
  *
- * Prints one line per pass, "pass N hot_lost=N hot_lost_pct=X", then
+ * Prints one line per pass, "pass N hot_lost=N hot_lost_pct=X decays=N"
+ * (decays: the counter table's decays during the pass, -1 without a
+ * backend: how many decay windows a pass spans), then
  *   result passes=N hot_pages=N cold_pages=N lost_pct_max=X lost_pct_mean=X
  *     secs=S errors=N
  * over the scored passes; the exit status is 0 only if errors=0.
@@ -247,6 +249,7 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	for (p = 0; p < passes; p++) {
 		size_t nr_lost = 0, per_chunk = (size_t)reads * nr_hot / chunks;
+		long long epoch0 = (long long)hca_epoch();
 
 		memset(lost, 0, nr_hot);
 		memset(&d_lost, 0, sizeof(d_lost));
@@ -293,8 +296,9 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < nr_hot; i++)
 			nr_lost += lost[i];
-		printf("pass %ld hot_lost=%zu hot_lost_pct=%.1f\n", p, nr_lost,
-		       100.0 * nr_lost / nr_hot);
+		printf("pass %ld hot_lost=%zu hot_lost_pct=%.1f decays=%lld\n", p, nr_lost,
+		       100.0 * nr_lost / nr_hot,
+		       epoch0 < 0 ? -1 : (long long)hca_epoch() - epoch0);
 		if (p) {
 			lost_sum += 100.0 * nr_lost / nr_hot;
 			if (100.0 * nr_lost / nr_hot > lost_max)
