@@ -62,6 +62,31 @@ static inline void hca_header_init(struct hca_table_header *hdr,
 	__atomic_store_n(&hdr->magic, HCA_TABLE_MAGIC, __ATOMIC_RELEASE);
 }
 
+/*
+ * hca_decay_pair() - the count pair of an entry after a decay: @pair is
+ * count (low half) and prev_count (high half) as one word, the way the
+ * plugin and the driver access them.
+ *
+ * HCA_DECAY_MOVE: prev_count takes count, count starts again at 0: the
+ *	pair holds the accesses of the last two periods and nothing older.
+ * HCA_DECAY_SHIFT: prev_count takes the mean of itself and count, rounded
+ *	down (a right shift of their sum), count starts again at 0: prev_count
+ *	is a history in which the accesses of each earlier period weigh half
+ *	as much, so that a page read once a few periods ago still shows them,
+ *	as the RFC's engine decrements its counts over time. With count and
+ *	prev_count at most HCA_COUNT_MAX, so is the new prev_count.
+ */
+enum hca_decay_mode { HCA_DECAY_MOVE, HCA_DECAY_SHIFT };
+
+static inline __u64 hca_decay_pair(__u64 pair, enum hca_decay_mode mode)
+{
+	__u64 count = pair & 0xffffffffULL, prev = pair >> 32;
+
+	if (mode == HCA_DECAY_SHIFT)
+		return ((prev + count) >> 1) << 32;
+	return count << 32;
+}
+
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the table is little-endian and the host side writes it natively"
 #endif

@@ -14,7 +14,8 @@
  *   -object memory-backend-file,id=hca,share=on,mem-path=/dev/shm/t,size=S
  *   -device ivshmem-plain,memdev=hca
  *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
- *           [,decay=100000000][,ifetch=off][,truth=PATH][,lines=on]
+ *           [,decay=100000000][,decay_mode=move][,ifetch=off][,truth=PATH]
+ *           [,lines=on]
  *           [,serial=off] -d plugin
  *
  * S is printed by "hca-size 1G 4096" (see hca_table_size()).
@@ -83,6 +84,7 @@ static unsigned int page_shift = 12;
 static uint64_t nr_pages;
 static uint32_t sample = 1;
 static uint64_t decay_insns = 100000000;
+static enum hca_decay_mode decay_mode = HCA_DECAY_MOVE;
 /*
  * lines=on (the default): an access that continues a sweep through one
  * cache line, i.e. touches the same 64-byte line as the vCPU's previous
@@ -260,8 +262,9 @@ static inline uint32_t sample_draw(struct hca_vcpu *v)
 }
 
 /*
- * Decay.  Moves count into prev_count and ages every entry, then publishes
- * the new epoch.  The count pair is replaced with a compare-and-swap (see
+ * Decay.  Moves count into prev_count (decay_mode=move) or halves their sum
+ * into it (decay_mode=shift; see hca_decay_pair()) and ages every entry,
+ * then publishes the new epoch.  The count pair is replaced with a compare-and-swap (see
  * entry_count_add()), so that counts added by running vCPUs land either in
  * this period or in the next one, and a guest clear is never undone.  The
  * age is a word of its own, incremented after the pair: a reader that
@@ -279,8 +282,8 @@ static void table_decay(void)
 		uint32_t a;
 
 		while (old && !__atomic_compare_exchange_n(pair, &old,
-							   old << 32, true,
-							   __ATOMIC_RELAXED,
+							   hca_decay_pair(old, decay_mode),
+							   true, __ATOMIC_RELAXED,
 							   __ATOMIC_RELAXED))
 			;
 		/*
@@ -697,6 +700,9 @@ static int table_setup(void)
  *   page=SIZE       bytes per entry, a power of two, 4096 to 1G (4096)
  *   sample=N        count 1 access in N on average, adding N (1: exact)
  *   decay=INSNS     guest instructions between decays (100000000)
+ *   decay_mode=move|shift  what a decay does to the counts (move):
+ *                   move: prev_count = count; shift: prev_count = (prev_count
+ *                   + count) / 2; count = 0 in both (hca_decay_pair())
  *   ifetch=off      instruction fetches are not counted (on is refused)
  *   truth=PATH      write exact per-page counts there at exit and on request
  *                   (request N is also kept as PATH.N)
@@ -766,6 +772,13 @@ static int parse_option(const char *opt)
 			return bad_value(key, val, "want a number of guest "
 					 "instructions > 0");
 		decay_insns = v;
+	} else if (!strcmp(key, "decay_mode")) {
+		if (!strcmp(val, "move"))
+			decay_mode = HCA_DECAY_MOVE;
+		else if (!strcmp(val, "shift"))
+			decay_mode = HCA_DECAY_SHIFT;
+		else
+			return bad_value(key, val, "want move or shift");
 	} else if (!strcmp(key, "ifetch")) {
 		if (!qemu_plugin_bool_parse(key, val, &on))
 			return bad_value(key, val, "want on or off");
@@ -851,8 +864,9 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 
 	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
 		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
-		 " lines=%s serial=%s%s%s\n", table_path, table_size,
+		 " decay_mode=%s lines=%s serial=%s%s%s\n", table_path, table_size,
 		 nr_pages, page_size, sample, decay_insns,
+		 decay_mode == HCA_DECAY_SHIFT ? "shift" : "move",
 		 lines ? "on" : "off", serial ? "on" : "off",
 		 truth_path ? " truth=" : "", truth_path ? truth_path : "");
 	qemu_plugin_outs(msg);
