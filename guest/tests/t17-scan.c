@@ -86,15 +86,15 @@ int main(void)
 	ktap_diag("hca: worst pass lost %.1f%% of the hot set (want <= %.0f%%)", max,
 		  MAX_LOST_PCT);
 	/*
-	 * A known defect (issue 11). The streamed pages never look hot (their
-	 * accesses fall in the two windows a fresh count is not trusted);
-	 * but a hot page is read about every ten decay windows, so two
-	 * windows of counts call it cold most of the time and the walk does
-	 * not promote it before the eviction reaches it (hwage.scan_diag=1
-	 * shows it). Windows 4 and 16 times longer lose as much (x86_64,
-	 * 2026-12-05: 78%, 84%, 84% per pass, base 94-95%), as they keep
-	 * the hot pages swapped in again unknown for longer. Anything else
-	 * (a broken run) still fails.
+	 * A known defect (issue 11). A pass spans 3 to 6 decays of the
+	 * default decay= (w-scan's decays=), so a hot page is read about
+	 * once a window; but the stream replaces the room beside the hot
+	 * set every quarter pass, most hot pages are pushed out once a pass
+	 * and come back as new pages whose counts are not trusted for two
+	 * windows (half a pass), and a mature hot page not read in the last
+	 * two windows looks as cold as the stream (hwage.scan_diag=1 shows
+	 * the states). Nothing tried so far keeps them (README, "Scan
+	 * resistance"). Anything else (a broken run) still fails.
 	 */
 	if (ok && max > MAX_LOST_PCT)
 		ktap_todo("hca_keeps_the_hot_set", "issue 11: counter aging loses most of the "
