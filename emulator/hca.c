@@ -15,7 +15,7 @@
  *   -device ivshmem-plain,memdev=hca
  *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
  *           [,decay=100000000][,decay_mode=move][,ifetch=off][,truth=PATH]
- *           [,lines=on]
+ *           [,lines=on][,cache=SIZE][,cache_ways=8]
  *           [,serial=off] -d plugin
  *
  * S is printed by "hca-size 1G 4096" (see hca_table_size()).
@@ -85,6 +85,9 @@ static uint64_t nr_pages;
 static uint32_t sample = 1;
 static uint64_t decay_insns = 100000000;
 static enum hca_decay_mode decay_mode = HCA_DECAY_MOVE;
+static uint64_t cache_size;		/* cache=, bytes; 0: no cache model */
+static uint64_t cache_ways = 8;		/* cache_ways= */
+static uint64_t cache_sets;		/* cache_size / 64 / cache_ways */
 /*
  * lines=on (the default): an access that continues a sweep through one
  * cache line, i.e. touches the same 64-byte line as the vCPU's previous
@@ -152,12 +155,29 @@ struct hca_pending {
 	uint64_t n;
 };
 
+/*
+ * cache=SIZE: memory-side counting.  Each vCPU (serial=on: all of them
+ * together) has a modelled set-associative cache of SIZE bytes in 64-byte
+ * lines (HCA_LINE_SHIFT), cache_ways lines a set, least recently used out,
+ * indexed and tagged by guest-physical line; an access counts (sampled as
+ * usual) only when it misses, as a counter at the memory sees the line
+ * fills and not the hits.  Loads and stores alike allocate a line; write-
+ * backs of dirty lines are not counted, nor is one vCPU's store seen by
+ * another's cache.  The ground truth (truth=) still counts every access.
+ */
+struct hca_cache_line {
+	uint64_t tag;		/* line address + 1; 0: empty */
+	uint64_t used;		/* the vCPU's cache clock at the last use */
+};
+
 struct hca_vcpu {
 	uint64_t rng;		/* xorshift64 state, never 0 */
 	uint32_t countdown;	/* accesses until the next counted one */
 	uint64_t last_vaddr[2];	/* lines=on: the last two accesses */
 	uint64_t *truth;	/* exact counts of this vCPU, or NULL */
 	struct hca_pending pending[HCA_PENDING];
+	struct hca_cache_line *cache;	/* cache=: cache_sets * cache_ways */
+	uint64_t cache_clock;
 } __attribute__((aligned(64)));
 
 static struct hca_vcpu *vcpus;
@@ -531,6 +551,60 @@ static inline bool line_sweep(struct hca_vcpu *v, uint64_t vaddr)
 	return lines && sweep;
 }
 
+/*
+ * cache=: whether guest-physical line @line is in @v's cache; a miss
+ * brings it in, in place of the set's least recently used line.
+ */
+static inline bool cache_hit(struct hca_vcpu *v, uint64_t line)
+{
+	struct hca_cache_line *set = &v->cache[(line & (cache_sets - 1)) * cache_ways];
+	struct hca_cache_line *victim = set;
+	uint64_t i;
+
+	v->cache_clock++;
+	for (i = 0; i < cache_ways; i++) {
+		if (set[i].tag == line + 1) {
+			set[i].used = v->cache_clock;
+			return true;
+		}
+		if (set[i].used < victim->used)
+			victim = &set[i];
+	}
+	victim->tag = line + 1;
+	victim->used = v->cache_clock;
+	return false;
+}
+
+/*
+ * cache=: every access is resolved, to look its line up in the cache; a
+ * miss counts (one in sample= of them), every access goes to the truth.
+ */
+static void vcpu_mem_cached(unsigned int cpu_index, qemu_plugin_meminfo_t info,
+			    uint64_t vaddr, void *udata)
+{
+	struct hca_vcpu *v = vcpu_state(cpu_index);
+	struct qemu_plugin_hwaddr *hw;
+	uint64_t addr, pfn;
+
+	if (unlikely(!v) || line_sweep(v, vaddr))
+		return;
+	hw = qemu_plugin_get_hwaddr(info, vaddr);
+	if (!hw || qemu_plugin_hwaddr_is_io(hw))
+		return;
+	addr = qemu_plugin_hwaddr_phys_addr(hw);
+	pfn = addr >> page_shift;
+	if (pfn >= nr_pages)
+		return;
+	if (truth)
+		__atomic_store_n(&v->truth[pfn], v->truth[pfn] + 1,
+				 __ATOMIC_RELAXED);
+	if (cache_hit(v, addr >> HCA_LINE_SHIFT) || --v->countdown)
+		return;
+	v->countdown = sample_draw(v);
+	if (__atomic_load_n(&hdr->enabled, __ATOMIC_RELAXED))
+		pending_add(v, pfn);
+}
+
 /* Without truth=: most accesses only decrement the countdown. */
 static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
@@ -611,6 +685,7 @@ static void vcpu_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 	for (i = 0; i < n; i++)
 		qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i),
+						 cache_size ? vcpu_mem_cached :
 						 truth ? vcpu_mem_truth : vcpu_mem,
 						 QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, NULL);
@@ -707,6 +782,11 @@ static int table_setup(void)
  *   truth=PATH      write exact per-page counts there at exit and on request
  *                   (request N is also kept as PATH.N)
  *   lines=on|off    a sweep through one cache line counts once (on)
+ *   cache=SIZE      count only the accesses that miss a modelled cache of
+ *                   SIZE bytes per vCPU (0, the default: every access; see
+ *                   struct hca_cache_line); a power of two, at least one
+ *                   set of cache_ways 64-byte lines, at most 1G
+ *   cache_ways=N    lines per set of that cache, 1 to 64 (8)
  */
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -779,6 +859,15 @@ static int parse_option(const char *opt)
 			decay_mode = HCA_DECAY_SHIFT;
 		else
 			return bad_value(key, val, "want move or shift");
+	} else if (!strcmp(key, "cache")) {
+		if (!parse_size(val, &v) || (v & (v - 1)) || v > (1ULL << 30))
+			return bad_value(key, val, "want 0 or a power of two "
+					 "up to 1G, e.g. 1M");
+		cache_size = v;
+	} else if (!strcmp(key, "cache_ways")) {
+		if (!parse_u64(val, &v) || !v || v > 64)
+			return bad_value(key, val, "want N from 1 to 64");
+		cache_ways = v;
 	} else if (!strcmp(key, "ifetch")) {
 		if (!qemu_plugin_bool_parse(key, val, &on))
 			return bad_value(key, val, "want on or off");
@@ -828,6 +917,20 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		fprintf(stderr, "hca: needs system emulation\n");
 		return -1;
 	}
+	if (cache_size && cache_size < (cache_ways << HCA_LINE_SHIFT)) {
+		fprintf(stderr, "hca: bad value for cache: '%" PRIu64 "' (want "
+			"at least one set: cache_ways=%" PRIu64 " lines of 64 "
+			"bytes)\n", cache_size, cache_ways);
+		return -1;
+	}
+	cache_sets = cache_size >> HCA_LINE_SHIFT;
+	cache_sets /= cache_ways;
+	if (cache_sets & (cache_sets - 1)) {
+		fprintf(stderr, "hca: bad value for cache_ways: '%" PRIu64 "' (want "
+			"a number of ways that divides cache=%" PRIu64 " into a "
+			"power of two of sets)\n", cache_ways, cache_size);
+		return -1;
+	}
 	page_shift = __builtin_ctzll(page_size);
 	nr_pages = ram_size >> page_shift;
 	if (table_setup())
@@ -847,6 +950,15 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 		/* Fixed seeds: a single-vCPU run is repeatable. */
 		vcpus[i].rng = 0x9e3779b97f4a7c15ULL * (i + 1);
 		vcpus[i].countdown = sample_draw(&vcpus[i]);
+		if (cache_size) {
+			vcpus[i].cache = calloc(cache_sets * cache_ways,
+						sizeof(*vcpus[i].cache));
+			if (!vcpus[i].cache) {
+				fprintf(stderr, "hca: cache=%" PRIu64 ": out of "
+					"memory\n", cache_size);
+				return -1;
+			}
+		}
 		if (truth_path) {
 			vcpus[i].truth = calloc(nr_pages, sizeof(uint64_t));
 			if (!vcpus[i].truth) {
@@ -864,9 +976,11 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 
 	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
 		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
-		 " decay_mode=%s lines=%s serial=%s%s%s\n", table_path, table_size,
+		 " decay_mode=%s cache=%" PRIu64 " cache_ways=%" PRIu64
+		 " lines=%s serial=%s%s%s\n", table_path, table_size,
 		 nr_pages, page_size, sample, decay_insns,
 		 decay_mode == HCA_DECAY_SHIFT ? "shift" : "move",
+		 cache_size, cache_ways,
 		 lines ? "on" : "off", serial ? "on" : "off",
 		 truth_path ? " truth=" : "", truth_path ? truth_path : "");
 	qemu_plugin_outs(msg);

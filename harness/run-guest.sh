@@ -57,8 +57,10 @@
 #                     w-hotcold's snapshot requests go unanswered
 #   HWAGE_HCA_OPTS    more options, comma-separated as the plugin takes
 #                     them and appended after the above (the last of a key
-#                     wins): page=SIZE, lines=on|off, ifetch=off;
-#                     e.g. "lines=off,page=64K".
+#                     wins): page=SIZE, lines=on|off, ifetch=off,
+#                     decay_mode=move|shift, cache=SIZE, cache_ways=N;
+#                     e.g. "lines=off,page=64K" or "cache=1M" (memory-side
+#                     counting).
 #                     table=, ram=, truth= and serial= are the harness's
 #                     (serial=on with HWAGE_ICOUNT).
 # The plugin prints the options it runs with into the log ("hca: table=...").
