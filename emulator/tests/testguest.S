@@ -22,12 +22,24 @@
  *	sweep	pattern, then rep stosb over all of D = 0x40000 (pfn 64) and
  *		rep movsb from D to E = 0x50000 (pfn 80), 4096 bytes each:
  *		with lines=on, 64 + 64 accesses count for D and 64 for E
+ *	smp	two vCPUs (-smp 2, multi-threaded TCG) at once: the boot
+ *		vCPU wakes the other (INIT, SIPI through the local APIC,
+ *		reached in unreal mode), then both load A and F = 0x14000
+ *		(pfn 20) in turn SMP_LOOPS times each; A and F share a
+ *		pending slot of the plugin (pfn % 4), so every access is an
+ *		update of the shared table, concurrent with the other vCPU's.
+ *		The second vCPU then stores 1 to G = 0x70000 (pfn 112); the
+ *		first waits for it (loads of G, as many as it takes), exit.
+ *		Counts: A and F 2 * SMP_LOOPS each, G unknown
  *	bench	BENCH_PASSES passes over 0x10000-0x7ffff (448 KiB): per
  *		64-byte line, load-add-store at two offsets (8 instructions,
  *		4 accesses), then exit
  */
 #ifndef SPIN_INSNS
 #define SPIN_INSNS	100000
+#endif
+#ifndef SMP_LOOPS
+#define SMP_LOOPS	100000
 #endif
 #ifndef BENCH_PASSES
 #define BENCH_PASSES	20000
@@ -120,6 +132,41 @@ start:
 	rep movsb			/* D -> E: 4096 loads, 4096 stores */
 #endif
 
+#ifdef MODE_smp
+/* SMP_LOOPS loads of A (DS:0) and F (DS:0x4000) in turn; needs BX = 0 */
+.macro smp_loads
+	mov	$SMP_LOOPS, %ecx
+13:	mov	(%bx), %al
+	mov	0x4000(%bx), %al
+	dec	%ecx
+	jnz	13b
+.endm
+
+	/* unreal mode: GS with base 0 and a 4 GiB limit, for the APIC */
+	lgdtl	%cs:gdtr
+	mov	%cr0, %eax
+	or	$1, %al
+	mov	%eax, %cr0
+	mov	$8, %dx
+	mov	%dx, %gs
+	and	$0xfe, %al
+	mov	%eax, %cr0
+	xor	%dx, %dx
+	mov	%dx, %gs
+	mov	$0xfee00300, %esi	/* the ICR, low word */
+	movl	$0x000c4500, %gs:(%esi)	/* INIT, all but self */
+	mov	$10000, %ecx
+11:	dec	%ecx
+	jnz	11b
+	movl	$0x000c46f1, %gs:(%esi)	/* SIPI: start at 0xf100:0 */
+	smp_loads
+	mov	$0x7000, %ax
+	mov	%ax, %es
+12:	cmpb	$1, %es:(%bx)		/* G: the other vCPU is done */
+	jne	12b
+	jmp	exit
+#endif
+
 #ifdef MODE_loop
 5:	mov	(%bx), %al
 	jmp	5b
@@ -151,6 +198,29 @@ exit:
 	out	%al, $0xf4
 	hlt
 	jmp	exit
+
+#ifdef MODE_smp
+	.p2align 3
+gdt:
+	.quad	0
+	.quad	0x00cf92000000ffff	/* flat 4 GiB data, base 0 */
+gdtr:
+	.word	15
+	.long	0xf0000 + gdt
+
+	/* the second vCPU, started by the SIPI at 0xf1000 */
+	.org	0x1000
+	cli
+	xor	%bx, %bx
+	mov	$0x1000, %ax
+	mov	%ax, %ds
+	smp_loads
+	mov	$0x7000, %ax
+	mov	%ax, %es
+	movb	$1, %es:(%bx)
+14:	hlt
+	jmp	14b
+#endif
 
 	/* The reset vector, at 0xffff0 (CS base 0xffff0000, IP 0xfff0). */
 	.org	0xfff0
