@@ -28,7 +28,7 @@ static int write_table(const char *path, uint64_t nr_pages, unsigned int shift)
 
 	if (!f)
 		return -1;
-	hca_header_init(&hdr, nr_pages, shift, 0, 1);
+	hca_header_init(&hdr, nr_pages, shift, 0, 1, 0);
 	if (fwrite(&hdr, sizeof(hdr), 1, f) != 1 || fseeko(f, size - 1, SEEK_SET) ||
 	    fputc(0, f) == EOF) {
 		fclose(f);

@@ -36,15 +36,16 @@ static inline __u64 hca_table_size(__u64 nr_pages)
 
 /*
  * hca_header_init() - the header of an idle table, before the guest runs:
- * geometry, the engine's settings, epoch 0, counting enabled, no ground
- * truth asked for. The entries start right after the header. The magic is
+ * geometry, the engine's settings (@flags: HCA_TABLE_FLAG_*), epoch 0,
+ * counting enabled, no ground truth asked for. The entries start right
+ * after the header. The magic is
  * stored last, with release order, so that a reader that sees it sees the
  * rest. Written in host order: the plugin and hca-size refuse to build on
  * a big-endian host.
  */
 static inline void hca_header_init(struct hca_table_header *hdr,
 				   __u64 nr_pages, unsigned int page_shift,
-				   __u64 decay_insns, __u32 sample)
+				   __u64 decay_insns, __u32 sample, __u32 flags)
 {
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->version = HCA_TABLE_VERSION;
@@ -58,6 +59,7 @@ static inline void hca_header_init(struct hca_table_header *hdr,
 	hdr->sample = sample;
 	hdr->age_max = HCA_AGE_MAX;
 	hdr->count_max = HCA_COUNT_MAX;
+	hdr->flags = flags;
 	hdr->enabled = 1;
 	__atomic_store_n(&hdr->magic, HCA_TABLE_MAGIC, __ATOMIC_RELEASE);
 }

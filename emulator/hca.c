@@ -760,7 +760,9 @@ static int table_setup(void)
 		return -1;
 	}
 	memset(hdr, 0, table_size);
-	hca_header_init(hdr, nr_pages, page_shift, decay_insns, sample);
+	hca_header_init(hdr, nr_pages, page_shift, decay_insns, sample,
+			(decay_mode == HCA_DECAY_SHIFT ? HCA_TABLE_FLAG_DECAY_SHIFT : 0) |
+			(cache_size ? HCA_TABLE_FLAG_MEMORY_SIDE : 0));
 	entries = (struct hca_entry *)((char *)hdr + hdr->entries_offset);
 	return 0;
 }

@@ -7,7 +7,8 @@
 # count 1 each; the sweep's stores to all of D and copy of D to E count
 # 64 each (D's lines are still cached when the copy reads them). In a
 # cache of 16 lines (1K, 4 ways), the copy finds none of D's lines: D
-# counts 128. The ground truth counts every access, cache or not.
+# counts 128. The ground truth counts every access, cache or not. The
+# header's flags say HCA_TABLE_FLAG_MEMORY_SIDE (2).
 set -u
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
@@ -38,10 +39,12 @@ ktap_ok pattern_counts_each_line_once $? "exit $rc; A $(emu_entry $tmp/t 16)," \
 
 emu_run sweep "$T,$R,cache=32K"
 rc=$?
+flags=$(emu_u32 "$tmp/t" 76)
 [ $rc = $EMU_EXIT ] && [ "$(emu_entry $tmp/t 64)" = "64 0 0" ] &&
-	[ "$(emu_entry $tmp/t 80)" = "64 0 0" ]
+	[ "$(emu_entry $tmp/t 80)" = "64 0 0" ] && [ "$flags" = 2 ]
 ktap_ok sweep_hits_what_it_stored $? "exit $rc; D $(emu_entry $tmp/t 64)," \
-	"E $(emu_entry $tmp/t 80) (want 64 0 0 each)"
+	"E $(emu_entry $tmp/t 80) (want 64 0 0 each); header flags $flags (want 2," \
+	"HCA_TABLE_FLAG_MEMORY_SIDE)"
 
 emu_run sweep "$T,$R,cache=1K,cache_ways=4"
 rc=$?

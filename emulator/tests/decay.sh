@@ -7,7 +7,8 @@
 # a spin of 100000 instructions; 7 more loads of A) under decay_mode=shift:
 # with a decay every 40000 instructions (2 to 4 decays), A keeps half of
 # its history per decay where move keeps none; with one every 10000 (8 to
-# 12), the history has faded out of every page.
+# 12), the history has faded out of every page. The header's flags say
+# HCA_TABLE_FLAG_DECAY_SHIFT (1) under shift.
 set -u
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
@@ -36,10 +37,13 @@ run_decay() {
 
 run_decay 40000 shift
 lo=$((1000 >> ep)) hi=$(((1007 >> (ep - 1)) + 7))
+flags=$(emu_u32 "$tmp/t" 76)
 [ $rc = $EMU_EXIT ] && [ "$ep" -ge 2 ] && [ "$ep" -le 4 ] && [ "$aa" = "$ep" ] &&
+	[ "$flags" = 1 ] &&
 	[ $((ac + ap)) -ge $lo ] && [ $((ac + ap)) -le $hi ] &&
 	[ "$(emu_entry "$tmp/t" 100)" = "0 0 $ep" ]
-ktap_ok shift_keeps_history $? "exit $rc epoch=$ep (want 2..4); A: $ac $ap $aa" \
+ktap_ok shift_keeps_history $? "exit $rc epoch=$ep (want 2..4); header flags $flags" \
+	"(want 1, HCA_TABLE_FLAG_DECAY_SHIFT); A: $ac $ap $aa" \
 	"(want count+prev in $lo..$hi, age=epoch); pfn 100: $(emu_entry "$tmp/t" 100)"
 
 run_decay 40000 move
