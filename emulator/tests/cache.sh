@@ -11,18 +11,7 @@
 # header's flags say HCA_TABLE_FLAG_MEMORY_SIDE (2).
 set -u
 . "$(dirname "$0")/lib.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-EMU_LOG=$tmp/qemu.log
-T=table=$tmp/t
-R=ram=$EMU_RAM
-PATTERN='16 1000
-32 10
-48 1'
-
-truth_body() {
-	grep -v '^#' "$1" 2>/dev/null
-}
+emu_setup
 
 ktap_plan 5
 emu_build
@@ -30,7 +19,7 @@ ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
 emu_run pattern "$T,$R,cache=32K,truth=$tmp/truth"
 rc=$?
-[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] &&
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$EMU_PATTERN" ] &&
 	[ "$(emu_entry $tmp/t 16)" = "1 0 0" ] && [ "$(emu_entry $tmp/t 32)" = "1 0 0" ] &&
 	[ "$(emu_entry $tmp/t 48)" = "1 0 0" ]
 ktap_ok pattern_counts_each_line_once $? "exit $rc; A $(emu_entry $tmp/t 16)," \

@@ -12,11 +12,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-EMU_LOG=$tmp/qemu.log
-T=table=$tmp/t
-R=ram=$EMU_RAM
+emu_setup
 
 ktap_plan 5
 emu_build

@@ -11,6 +11,26 @@ EMU_QEMU=qemu-system-x86_64
 # 16M); they exit with status 33.
 EMU_RAM=16M
 EMU_EXIT=33
+# The ground truth of the pattern every test guest but loop and bench
+# starts with (testguest.S): "pfn count" of A, B and C.
+EMU_PATTERN='16 1000
+32 10
+48 1'
+
+# emu_setup: what most tests start with: a directory $tmp removed at exit,
+# QEMU's log in it, and the table and RAM options T and R of emu_run.
+emu_setup() {
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	EMU_LOG=$tmp/qemu.log
+	T=table=$tmp/t
+	R=ram=$EMU_RAM
+}
+
+# truth_body FILE: the "pfn count" lines of a ground-truth file.
+truth_body() {
+	grep -v '^#' "$1" 2>/dev/null
+}
 EMU_QEMU_ARGS=(-nodefaults -display none -no-reboot
 	-object memory-backend-ram,id=ram0,size=$EMU_RAM
 	-M pc,memory-backend=ram0 -m $EMU_RAM

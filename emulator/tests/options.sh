@@ -4,11 +4,7 @@
 # it, and QEMU stops with an error; a good option set runs a guest.
 set -u
 . "$(dirname "$0")/lib.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-EMU_LOG=$tmp/qemu.log
-T=table=$tmp/t
-R=ram=$EMU_RAM
+emu_setup
 
 # bad NAME WORD OPTIONS: QEMU must fail and the message must name WORD.
 bad() {

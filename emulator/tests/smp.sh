@@ -10,11 +10,7 @@
 # added twice shows as a difference. Run RUNS times (10).
 set -u
 . "$(dirname "$0")/lib.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-EMU_LOG=$tmp/qemu.log
-T=table=$tmp/t
-R=ram=$EMU_RAM
+emu_setup
 RUNS=${RUNS:-10}
 
 ktap_plan 3

@@ -13,14 +13,7 @@ trap '[ -n "$qpid" ] && kill $qpid 2>/dev/null; rm -rf "$tmp"' EXIT
 EMU_LOG=$tmp/qemu.log
 T=table=$tmp/t
 R=ram=$EMU_RAM
-PATTERN='16 1000
-32 10
-48 1'
-
-# truth_body FILE: the "pfn count" lines.
-truth_body() {
-	grep -v '^#' "$1" 2>/dev/null
-}
+PATTERN=$EMU_PATTERN
 
 ktap_plan 22
 emu_build
