@@ -117,6 +117,18 @@ static inline int hca_read_count(unsigned long pfn, struct hca_count *e)
 	       got == pfn ? 0 : -1;
 }
 
+/*
+ * hca_decay_shift(): whether a decay halves prev_count + count into
+ * prev_count (the plugin's decay_mode=shift, HCA_TABLE_FLAG_DECAY_SHIFT in
+ * the table's flags) instead of moving count there
+ */
+static inline int hca_decay_shift(void)
+{
+	long long flags = hca_table("flags");
+
+	return flags > 0 && (flags & 1);
+}
+
 /* hca_epoch(): the decays the table has had, -1 without a backend */
 static inline unsigned long long hca_epoch(void)
 {
