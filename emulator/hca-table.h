@@ -38,9 +38,8 @@ static inline __u64 hca_table_size(__u64 nr_pages)
  * hca_header_init() - the header of an idle table, before the guest runs:
  * geometry, the engine's settings (@flags: HCA_TABLE_FLAG_*), epoch 0,
  * counting enabled, no ground truth asked for. The entries start right
- * after the header. The magic is
- * stored last, with release order, so that a reader that sees it sees the
- * rest. Written in host order: the plugin and hca-size refuse to build on
+ * after the header. The magic is stored last, with release order, so that
+ * a reader that sees it sees the rest. Written in host order: the plugin and hca-size refuse to build on
  * a big-endian host.
  */
 static inline void hca_header_init(struct hca_table_header *hdr,

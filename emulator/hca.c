@@ -284,8 +284,8 @@ static inline uint32_t sample_draw(struct hca_vcpu *v)
 /*
  * Decay.  Moves count into prev_count (decay_mode=move) or halves their sum
  * into it (decay_mode=shift; see hca_decay_pair()) and ages every entry,
- * then publishes the new epoch.  The count pair is replaced with a compare-and-swap (see
- * entry_count_add()), so that counts added by running vCPUs land either in
+ * then publishes the new epoch.  The count pair is replaced with a
+ * compare-and-swap (see entry_count_add()), so that counts added by running vCPUs land either in
  * this period or in the next one, and a guest clear is never undone.  The
  * age is a word of its own, incremented after the pair: a reader that
  * loads the age before the pair may see a decay's new counts with the age
@@ -507,23 +507,57 @@ static void vcpu_idle(qemu_plugin_id_t id, unsigned int cpu_index)
 		clock_flush(cpu_index);
 }
 
-/* A counted access, or any access with truth=: resolve and count it. */
+/*
+ * cache=: whether guest-physical line @line is in @v's cache; a miss
+ * brings it in, in place of the set's least recently used line.
+ */
+static inline bool cache_hit(struct hca_vcpu *v, uint64_t line)
+{
+	struct hca_cache_line *set = &v->cache[(line & (cache_sets - 1)) * cache_ways];
+	struct hca_cache_line *victim = set;
+	uint64_t i;
+
+	v->cache_clock++;
+	for (i = 0; i < cache_ways; i++) {
+		if (set[i].tag == line + 1) {
+			set[i].used = v->cache_clock;
+			return true;
+		}
+		if (set[i].used < victim->used)
+			victim = &set[i];
+	}
+	victim->tag = line + 1;
+	victim->used = v->cache_clock;
+	return false;
+}
+
+/*
+ * A counted access, or any access with truth= or cache=: resolve and count
+ * it.  With cache=, the callers pass @counted false: only a miss is an
+ * access the engine sees, and the sampling countdown runs on misses.
+ */
 static void __attribute__((noinline))
 vcpu_mem_resolve(struct hca_vcpu *v, bool counted, qemu_plugin_meminfo_t info,
 		 uint64_t vaddr)
 {
 	struct qemu_plugin_hwaddr *hw;
-	uint64_t pfn;
+	uint64_t addr, pfn;
 
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		goto out;
-	pfn = qemu_plugin_hwaddr_phys_addr(hw) >> page_shift;
+	addr = qemu_plugin_hwaddr_phys_addr(hw);
+	pfn = addr >> page_shift;
 	if (pfn >= nr_pages)
 		goto out;
 	if (truth)
 		__atomic_store_n(&v->truth[pfn], v->truth[pfn] + 1,
 				 __ATOMIC_RELAXED);
+	if (cache_size) {
+		if (cache_hit(v, addr >> HCA_LINE_SHIFT))
+			return;
+		counted = !--v->countdown;
+	}
 	if (counted && __atomic_load_n(&hdr->enabled, __ATOMIC_RELAXED))
 		pending_add(v, pfn);
 out:
@@ -551,60 +585,6 @@ static inline bool line_sweep(struct hca_vcpu *v, uint64_t vaddr)
 	return lines && sweep;
 }
 
-/*
- * cache=: whether guest-physical line @line is in @v's cache; a miss
- * brings it in, in place of the set's least recently used line.
- */
-static inline bool cache_hit(struct hca_vcpu *v, uint64_t line)
-{
-	struct hca_cache_line *set = &v->cache[(line & (cache_sets - 1)) * cache_ways];
-	struct hca_cache_line *victim = set;
-	uint64_t i;
-
-	v->cache_clock++;
-	for (i = 0; i < cache_ways; i++) {
-		if (set[i].tag == line + 1) {
-			set[i].used = v->cache_clock;
-			return true;
-		}
-		if (set[i].used < victim->used)
-			victim = &set[i];
-	}
-	victim->tag = line + 1;
-	victim->used = v->cache_clock;
-	return false;
-}
-
-/*
- * cache=: every access is resolved, to look its line up in the cache; a
- * miss counts (one in sample= of them), every access goes to the truth.
- */
-static void vcpu_mem_cached(unsigned int cpu_index, qemu_plugin_meminfo_t info,
-			    uint64_t vaddr, void *udata)
-{
-	struct hca_vcpu *v = vcpu_state(cpu_index);
-	struct qemu_plugin_hwaddr *hw;
-	uint64_t addr, pfn;
-
-	if (unlikely(!v) || line_sweep(v, vaddr))
-		return;
-	hw = qemu_plugin_get_hwaddr(info, vaddr);
-	if (!hw || qemu_plugin_hwaddr_is_io(hw))
-		return;
-	addr = qemu_plugin_hwaddr_phys_addr(hw);
-	pfn = addr >> page_shift;
-	if (pfn >= nr_pages)
-		return;
-	if (truth)
-		__atomic_store_n(&v->truth[pfn], v->truth[pfn] + 1,
-				 __ATOMIC_RELAXED);
-	if (cache_hit(v, addr >> HCA_LINE_SHIFT) || --v->countdown)
-		return;
-	v->countdown = sample_draw(v);
-	if (__atomic_load_n(&hdr->enabled, __ATOMIC_RELAXED))
-		pending_add(v, pfn);
-}
-
 /* Without truth=: most accesses only decrement the countdown. */
 static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 		     uint64_t vaddr, void *udata)
@@ -616,6 +596,17 @@ static void vcpu_mem(unsigned int cpu_index, qemu_plugin_meminfo_t info,
 	if (likely(--v->countdown))
 		return;
 	vcpu_mem_resolve(v, true, info, vaddr);
+}
+
+/* cache=: every access is resolved, to look its line up in the cache. */
+static void vcpu_mem_cached(unsigned int cpu_index, qemu_plugin_meminfo_t info,
+			    uint64_t vaddr, void *udata)
+{
+	struct hca_vcpu *v = vcpu_state(cpu_index);
+
+	if (unlikely(!v) || line_sweep(v, vaddr))
+		return;
+	vcpu_mem_resolve(v, false, info, vaddr);
 }
 
 static void vcpu_mem_truth(unsigned int cpu_index, qemu_plugin_meminfo_t info,

@@ -20,7 +20,7 @@ ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 # table_vs_truth: the pages whose count differs from the truth, "pfn truth table"
 table_vs_truth() {
 	local pfn n c
-	grep -v '^#' "$tmp/truth" | while read -r pfn n; do
+	truth_body "$tmp/truth" | while read -r pfn n; do
 		read -r c _ < <(emu_entry "$tmp/t" "$pfn")
 		[ "$c" = "$n" ] || echo "$pfn $n $c"
 	done

@@ -13,7 +13,6 @@ trap '[ -n "$qpid" ] && kill $qpid 2>/dev/null; rm -rf "$tmp"' EXIT
 EMU_LOG=$tmp/qemu.log
 T=table=$tmp/t
 R=ram=$EMU_RAM
-PATTERN=$EMU_PATTERN
 
 ktap_plan 22
 emu_build
@@ -22,7 +21,7 @@ ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 # 2-3: exact counting.
 emu_run pattern "$T,$R,truth=$tmp/truth"
 rc=$?
-[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] &&
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$EMU_PATTERN" ] &&
 	grep -q "^# ram=16777216 page=4096 " "$tmp/truth"
 ktap_ok truth_exact $? "exit $rc (want $EMU_EXIT); truth file:" "$(cat "$tmp/truth" 2>&1)"
 
@@ -45,7 +44,7 @@ timeout 60 "$EMU_QEMU" -object memory-backend-ram,id=before,size=1M "${EMU_QEMU_
 	-d plugin </dev/null >"$EMU_LOG" 2>&1
 rc=$?
 od -A d -t u4 -v $tmp/t >$tmp/t.second
-[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] &&
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$EMU_PATTERN" ] &&
 	cmp -s $tmp/t.first $tmp/t.second
 ktap_ok guest_physical_any_backend_order $? "exit $rc; truth: $(truth_body "$tmp/truth" | tr '\n' ' ')" \
 	"$(diff $tmp/t.first $tmp/t.second | head -n 5)"
@@ -57,7 +56,7 @@ rc=$?
 read -r a _ < <(emu_entry $tmp/t 16)
 read -r b _ < <(emu_entry $tmp/t 32)
 read -r d _ < <(emu_entry $tmp/t 64)
-[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] &&
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$EMU_PATTERN" ] &&
 	[ $((a % 4)) = 0 ] && [ $a -ge 700 ] && [ $a -le 1300 ] &&
 	[ $((b % 4)) = 0 ] && [ $b -le 40 ] && [ "$d" = 0 ]
 ktap_ok sample_4 $? "exit $rc; A=$a B=$b D=$d (want A in [700,1300], B <= 40, multiples of 4, D=0)" \
@@ -88,7 +87,7 @@ ktap_ok clock_counts_insns $? "insns ${insns_64k:-none} with page=64K, ${insns_4
 # table and in the truth; lines=off counts all 4096 accesses of each.
 emu_run sweep "$T,$R,truth=$tmp/truth"
 rc=$?
-want="$PATTERN
+want="$EMU_PATTERN
 64 128
 80 64"
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$want" ] &&
@@ -97,7 +96,7 @@ ktap_ok lines_count_a_sweep_once $? "exit $rc; D $(emu_entry $tmp/t 64), E $(emu
 	"(want 128 and 64); truth: $(truth_body "$tmp/truth" | tr '\n' ' ')"
 emu_run sweep "$T,$R,truth=$tmp/truth,lines=off"
 rc=$?
-want="$PATTERN
+want="$EMU_PATTERN
 64 8192
 80 4096"
 [ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$want" ] &&
@@ -133,7 +132,7 @@ emu_run bar "$T,ram=512K,truth=$tmp/truth" \
 	-device ivshmem-plain,memdev=hca,addr=05.0
 rc=$?
 sum=$(od -A n -t u4 -v -j 4096 $tmp/t | awk '{ s += $1 } END { print s }')
-[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$PATTERN" ] && [ "$sum" = 1011 ] &&
+[ $rc = $EMU_EXIT ] && [ "$(truth_body "$tmp/truth")" = "$EMU_PATTERN" ] && [ "$sum" = 1011 ] &&
 	[ "$(emu_u32 $tmp/t 264)" = 1 ] && [ "$(stat -c %s $tmp/t)" = "$S512" ]
 ktap_ok ivshmem_bar_not_counted $? "exit $rc; sum of counts $sum (want 1011);" \
 	"truth_done $(emu_u32 $tmp/t 264) (want 1); size $(stat -c %s $tmp/t) (want $S512)" \

@@ -86,9 +86,9 @@ int main(void)
 	ktap_diag("hca: worst pass lost %.1f%% of the hot set (want <= %.0f%%)", max,
 		  MAX_LOST_PCT);
 	/*
-	 * A known defect (issue 11). A pass spans 3 to 6 decays of the
-	 * default decay= (w-scan's decays=), so a hot page is read about
-	 * once a window; but the stream replaces the room beside the hot
+	 * A known defect (issue 11). A pass spans 2 to 3 decays of the
+	 * default decay= (3 to 6 with w-scan -D; its decays=), so a hot page
+	 * is read about once a window; but the stream replaces the room beside the hot
 	 * set every quarter pass, most hot pages are pushed out once a pass
 	 * and come back as new pages whose counts are not trusted for two
 	 * windows (half a pass), and a mature hot page not read in the last
