@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # One scored boot of make test: boot ARCH with the counter-engine SCENARIO
-# (HWAGE_HCA: on, off, badmagic, badsize; see run-guest.sh; or radix,
+# (HWAGE_HCA: on, off, badmagic, badsize, badtable; see run-guest.sh; or radix,
 # below), run the guest tests, and summarise this boot's log with
 # ktap-summary.awk; with SCENARIO "on", also check t13's hot set against
 # this boot's ground truth.
@@ -32,6 +32,11 @@ if [ "$hca" = radix ]; then
 	radix=1
 	export HWAGE_CMDLINE="disable_radix=no hwage.only=t10,t18 ${HWAGE_CMDLINE:-}"
 fi
+
+# SCENARIO badtable: the driver's refusals of lying tables (t10), then the
+# kernel under memory pressure (t02) with the good static table it kept as
+# its backend; the other tests expect either the plugin or no backend.
+[ "$hca" = badtable ] && export HWAGE_CMDLINE="hwage.only=t01,t02,t10 ${HWAGE_CMDLINE:-}"
 
 # t13 is scored against the ground truth only with the plugin counting.
 truth=0

@@ -46,6 +46,13 @@
 #   badmagic  an ivshmem device whose table is all zeros (no plugin)
 #   badsize   a well-formed table (emulator/hca-size -w) for a quarter of
 #             the guest's RAM: too few pages, no plugin
+#   badtable  ten ivshmem devices, no plugin: one all zeros (not a counter
+#             device), seven tables that lie about their geometry (entries
+#             beyond the BAR, misaligned, a size that overflows, a table
+#             larger than the BAR, wrong header size, unknown flags,
+#             another version), then two well-formed tables for the whole
+#             RAM: the driver must refuse all but the first good one
+#             (BADTABLES below lists them; t10 checks each)
 # The plugin's options (emulator/hca.c lists them all), with HWAGE_HCA=on:
 #   HWAGE_HCA_SAMPLE  sample=N: count 1 access in N (1)
 #   HWAGE_HCA_DECAY   decay=N: guest instructions per decay period (100000000)
@@ -128,7 +135,7 @@ off) icount_args=() ;;
 esac
 
 table=/dev/shm/hwage-$HWAGE_ARCH-$$.hca
-trap 'rm -f "$table"' EXIT
+trap 'rm -f "$table" "$table".*' EXIT
 
 # The plugin counts guest-physical pages [0, GUEST_MEM): on x86_64 -M pc,
 # RAM above 3 GiB would sit above 4 GiB, beyond the table.
@@ -173,11 +180,22 @@ plugin_opts() {
 	done
 	echo "$opts"
 }
-# ivshmem_args SIZE: show the table file to the guest.
+# ivshmem_args SIZE [FILE ID]: show the table file (or FILE) to the guest.
 ivshmem_args() {
-	hca_args+=(-object "memory-backend-file,id=hca,share=on,mem-path=$table,size=$1"
-		-device ivshmem-plain,memdev=hca)
+	hca_args+=(-object "memory-backend-file,id=${3:-hca},share=on,mem-path=${2:-$table},size=$1"
+		-device "ivshmem-plain,memdev=${3:-hca}")
 }
+# HWAGE_HCA=badtable: hca-size -w's header changes (-s FIELD=VALUE) of each
+# lying table, in the order of the devices after the all-zero one
+BADTABLES=(
+	entries_offset=0x10000000000	# far beyond the BAR
+	entries_offset=4104		# not a multiple of the entry size
+	nr_pages=0x1000000000000000	# nr_pages * 16 overflows 64 bits
+	table_size=0x10000000000	# more than the BAR holds
+	header_size=64
+	flags=0x80			# a flag this ABI version does not know
+	version=2
+)
 case "$hca" in
 off) ;;
 on)
@@ -201,7 +219,19 @@ badmagic)
 	truncate -s 8M "$table"
 	ivshmem_args 8M
 	;;
-*) not_started "unknown HWAGE_HCA=$hca (off, on, badmagic, badsize)" ;;
+badtable)
+	emulator
+	truncate -s 8M "$table.zero"
+	ivshmem_args 8M "$table.zero" zero
+	i=0
+	for set in "${BADTABLES[@]}" "" ""; do
+		i=$((i + 1))
+		size=$("$HWAGE_CACHE/emulator/hca-size" -w "$table.$i" ${set:+-s "$set"} "$GUEST_MEM") ||
+			not_started "could not write a table to $table.$i (hca-size -w ${set:+-s $set} $GUEST_MEM)"
+		ivshmem_args "$size" "$table.$i" "hca$i"
+	done
+	;;
+*) not_started "unknown HWAGE_HCA=$hca (off, on, badmagic, badsize, badtable)" ;;
 esac
 
 # hwage.truth=1 tells the guest that its ground-truth snapshot requests

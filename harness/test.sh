@@ -5,13 +5,13 @@
 #   N passed, N failed
 # HWAGE_ARCHS picks the targets (default: ppc64le x86_64), HWAGE_HCA_BOOTS
 # the counter-engine scenarios booted for each (default: on badmagic
-# badsize, and radix on ppc64le; see harness/run-guest.sh and
+# badsize badtable, and radix on ppc64le; see harness/run-guest.sh and
 # harness/boot-test.sh), each booted and scored by harness/boot-test.sh.
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/harness
 ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
-HCA_BOOTS=${HWAGE_HCA_BOOTS:-on badmagic badsize}
+HCA_BOOTS=${HWAGE_HCA_BOOTS:-on badmagic badsize badtable}
 t0=$(date +%s)
 passed=0
 failed=0

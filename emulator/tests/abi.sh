@@ -126,7 +126,7 @@ header_field() {
 	read_field "$1" "${OFF[hca_table_header.$2]}" "${SIZE[hca_table_header.$2]}"
 }
 
-ktap_plan 12
+ktap_plan 13
 : >"$tmp/layout"
 
 # 1-3: the header of the series, and its layout.
@@ -224,7 +224,8 @@ ktap_ok plugin_built_from_series_header $? "$(cat "$tmp/err")"
 if [ -z "${SSIZE[hca_table_header]-}" ] || [ -z "${SSIZE[hca_entry]-}" ] ||
    [ -z "${OFF[hca_table_header.entries_offset]-}" ]; then
 	for n in plugin_header_matches_layout plugin_entries_match_layout \
-		 plugin_reads_control_at_layout hca_size_header_matches_layout; do
+		 plugin_reads_control_at_layout hca_size_header_matches_layout \
+		 hca_size_sets_fields_at_layout; do
 		ktap_ok $n 1 "no layout of the series' header (see layout_program_builds)"
 	done
 	ktap_done
@@ -302,5 +303,31 @@ problems=$([ $rc = 0 ] || echo "hca-size -w $tmp/t $EMU_RAM 8K: exit $rc: $(cat 
 	[ "$(stat -c %s "$tmp/t" 2>/dev/null)" = "$S" ] || echo "file of $(stat -c %s "$tmp/t" 2>/dev/null || echo no) bytes, want $S"
 	header_diff "$tmp/t" 13 2048 "$S" 0 1)
 report hca_size_header_matches_layout "$problems"
+
+# 13: hca-size -w -s FIELD=VALUE, the lying tables of HWAGE_HCA=badtable:
+# each field set where the header puts it, the file the honest size, the
+# rest of the header untouched; a field it does not know, a value too wide
+# for the field or no value at all refused with status 2 and no file.
+rm -f "$tmp/t"
+"$EMU_OUT/hca-size" -w "$tmp/t" -s entries_offset=0x10000000000 -s flags=0x80 \
+	-s version=2 $EMU_RAM 8K >"$tmp/out" 2>&1
+rc=$?
+problems=$([ $rc = 0 ] || echo "hca-size -w -s ...: exit $rc: $(cat "$tmp/out")"
+	[ "$(stat -c %s "$tmp/t" 2>/dev/null)" = "$S" ] || echo "file of $(stat -c %s "$tmp/t" 2>/dev/null || echo no) bytes, want $S"
+	fields_diff "$tmp/t" hca_table_header 0 \
+		"magic=${CONST[HCA_TABLE_MAGIC]-}" version=2 \
+		"header_size=${CONST[HCA_TABLE_HEADER_SIZE]-}" page_shift=13 \
+		"entry_size=${SSIZE[hca_entry]-}" nr_pages=2048 \
+		entries_offset=$((1 << 40)) "table_size=$S" epoch=0 decay_insns=0 sample=1 \
+		"age_max=${CONST[HCA_AGE_MAX]-}" "count_max=${CONST[HCA_COUNT_MAX]-}" \
+		flags=128 reserved0=zero enabled=1 truth_req=0 truth_done=0 reserved1=zero
+	for bad in nosuch=1 flags=0x100000000 flags version=x; do
+		rm -f "$tmp/t"
+		"$EMU_OUT/hca-size" -w "$tmp/t" -s "$bad" $EMU_RAM 8K >"$tmp/out" 2>&1
+		rc=$?
+		[ $rc = 2 ] && [ ! -e "$tmp/t" ] && grep -q -- "-s $bad" "$tmp/out" ||
+			echo "-s $bad: exit $rc, file $([ -e "$tmp/t" ] && echo written || echo none), said: $(head -c 200 "$tmp/out")"
+	done)
+report hca_size_sets_fields_at_layout "$problems"
 
 ktap_done
