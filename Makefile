@@ -12,7 +12,11 @@ S := harness
 ## Usage: make TARGET [ARCH=ppc64le|x86_64] (settings: README, "Settings")
 ##
 ##   demo            set up, build, boot ppc64le, show MGLRU aging from counts
-##   test            set up, build and test both targets; ends "N passed, N failed"
+##   test            set up, build and test both targets on debug kernels
+##                   (lockdep, DEBUG_VM, ...); ends "N passed, N failed"
+##   test-kasan      the same on debug kernels with KASAN (slower)
+##   stress          t21-stress for 10 minutes a target on the debug kernels
+##                   (HWAGE_STRESS_SECS sets the time)
 ##   bench           A/B benchmark: base, hca, hca-s16, hca-noref at 1.2x,
 ##                   10 boots each, guest time from -icount
 ##                   (bench/run.sh lists its HWAGE_BENCH_* settings)
@@ -23,7 +27,8 @@ S := harness
 ##
 ##   setup           install the missing Debian packages (harness/setup.sh)
 ##   tree            setup, then apply patches/series to the cache's kernel tree
-##   kernel          build one kernel: make kernel ARCH=x86_64
+##   kernel          build one kernel: make kernel ARCH=x86_64 (production;
+##                   HWAGE_KERNEL=debug or kasan for make test's flavours)
 ##   initramfs       build the guest programs and initramfs of ARCH
 ##   boot            interactive serial console of ARCH (Ctrl-A X quits)
 ##   emulator        the QEMU counter plugin and its tools (emulator/)
@@ -53,6 +58,12 @@ boot: kernel initramfs
 
 test:
 	@bash $(S)/test.sh
+
+test-kasan:
+	@HWAGE_KERNEL=kasan bash $(S)/test.sh
+
+stress:
+	@bash $(S)/stress.sh
 
 demo:
 	@bash $(S)/demo.sh
@@ -92,4 +103,4 @@ clean:
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all help setup tree kernel initramfs boot test demo emulator bench bench-short bench-scale bench-emulator check-series clean distclean
+.PHONY: all help setup tree kernel initramfs boot test test-kasan stress demo emulator bench bench-short bench-scale bench-emulator check-series clean distclean

@@ -66,6 +66,10 @@
 # other boots measured.
 set -u
 . "$(dirname "$0")/../harness/lib.sh"
+# performance is measured on production kernels only (not HWAGE_KERNEL=debug)
+[ "${HWAGE_KERNEL:-prod}" = prod ] ||
+	die "HWAGE_KERNEL=$HWAGE_KERNEL: make bench measures performance, on the production kernel only (unset HWAGE_KERNEL)"
+export HWAGE_KERNEL=prod
 S=$HWAGE_TOP/harness
 ARCHS=${HWAGE_BENCH_ARCHS:-ppc64le x86_64}
 RUNS=${HWAGE_BENCH_RUNS:-10}

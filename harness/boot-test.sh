@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # One scored boot of make test: boot ARCH with the counter-engine SCENARIO
-# (HWAGE_HCA: on, off, badmagic, badsize, badtable; see run-guest.sh; or radix,
+# (HWAGE_HCA: on, off, chaos, badmagic, badsize, badtable; see run-guest.sh; or radix,
 # below), run the guest tests, and summarise this boot's log with
 # ktap-summary.awk; with SCENARIO "on", also check t13's hot set against
 # this boot's ground truth.
@@ -37,10 +37,26 @@ fi
 # kernel under memory pressure (t02) with the good static table it kept as
 # its backend; the other tests expect either the plugin or no backend.
 [ "$hca" = badtable ] && export HWAGE_CMDLINE="hwage.only=t01,t02,t10 ${HWAGE_CMDLINE:-}"
+# SCENARIO chaos: the plugin counting into a table that emulator/hca-chaos
+# corrupts all the while: the tests of survival only (pages intact under
+# counter aging, knob fuzzing, the driver unbound and bound again).
+[ "$hca" = chaos ] && export HWAGE_CMDLINE="hwage.only=t01,t02,t12,t19,t20 ${HWAGE_CMDLINE:-}"
+
+# SCENARIO stress (make stress): the plugin counting, t21-stress alone for
+# HWAGE_STRESS_SECS seconds (600 by default), the boot's and the test's
+# timeouts stretched to fit.
+if [ "$hca" = stress ]; then
+	secs=${HWAGE_STRESS_SECS:-600}
+	[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_STRESS_SECS=$secs: want seconds >= 1"
+	hca=on
+	stress=1
+	export HWAGE_CMDLINE="hwage.only=t21 hwage.stress_secs=$secs hwage.timeout=$((secs + 300)) ${HWAGE_CMDLINE:-}"
+	export HWAGE_TIMEOUT=$((secs + 600))
+fi
 
 # t13 is scored against the ground truth only with the plugin counting.
 truth=0
-[ "$hca" = on ] && [ -z "${radix:-}" ] && truth=1
+[ "$hca" = on ] && [ -z "${radix:-}" ] && [ -z "${stress:-}" ] && truth=1
 # boot WHAT: boot into $log and run the guest tests; sets rc
 boot() {
 	step "boot $arch (hca=$hca)$1 and run the guest tests" \

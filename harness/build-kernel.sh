@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build the guest kernel for one target, out of tree in the
-# cache. Config fragments: configs/common.config, configs/$ARCH.config and,
-# if present, configs/local.config (not tracked: your own additions).
+# cache. Config fragments: configs/common.config, configs/$ARCH.config, for
+# the flavours HWAGE_KERNEL=debug and kasan configs/debug.config (and
+# configs/kasan.config), and, if present, configs/local.config (not
+# tracked: your own additions). Each flavour builds in its own directory
+# (harness/lib.sh, load_target).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -11,6 +14,10 @@ load_target "$1"
 [ -d "$HWAGE_SRC/.git" ] || die "no kernel tree in $HWAGE_SRC (run harness/prepare-tree.sh)"
 
 FRAGS="$HWAGE_TOP/configs/common.config $HWAGE_TOP/configs/$HWAGE_ARCH.config"
+case "$HWAGE_KERNEL" in
+debug) FRAGS="$FRAGS $HWAGE_TOP/configs/debug.config" ;;
+kasan) FRAGS="$FRAGS $HWAGE_TOP/configs/debug.config $HWAGE_TOP/configs/kasan.config" ;;
+esac
 [ -f "$HWAGE_TOP/configs/local.config" ] && FRAGS="$FRAGS $HWAGE_TOP/configs/local.config"
 KMAKE="make -C $HWAGE_SRC O=$HWAGE_BUILD ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE"
 # Under "make kernel ARCH=ppc64le" the parent make hands ARCH=ppc64le down
@@ -38,7 +45,7 @@ check_config() {
 		esac
 	done)
 	[ -z "$bad" ] && return 0
-	echo "config fragments not honoured for $HWAGE_ARCH:" >&2
+	echo "config fragments not honoured for $HWAGE_KNAME:" >&2
 	echo "$bad" >&2
 	return 1
 }
@@ -52,14 +59,14 @@ configure() {
 # Reconfigure only when the fragments or the tree changed.
 cstamp=$( (cat $FRAGS; git -C "$HWAGE_SRC" rev-parse HEAD) | sha256sum | cut -c1-16)
 if [ "$(cat "$HWAGE_BUILD/.hwage-config" 2>/dev/null)" != "$cstamp" ] || [ ! -f "$HWAGE_BUILD/.config" ]; then
-	step "configure $HWAGE_ARCH kernel" logged "$HWAGE_LOGS/config-$HWAGE_ARCH.log" configure ||
-		die "kernel configuration failed for $HWAGE_ARCH"
+	step "configure $HWAGE_KNAME kernel" logged "$HWAGE_LOGS/config-$HWAGE_KNAME.log" configure ||
+		die "kernel configuration failed for $HWAGE_KNAME"
 	echo "$cstamp" >"$HWAGE_BUILD/.hwage-config"
 fi
 
 target=$(basename "$KIMAGE")
-step "build $HWAGE_ARCH kernel ($target, log: $HWAGE_LOGS/build-$HWAGE_ARCH.log)" \
-	logged "$HWAGE_LOGS/build-$HWAGE_ARCH.log" $KMAKE -j"$HWAGE_JOBS" "$target" ||
-	die "kernel build failed for $HWAGE_ARCH"
+step "build $HWAGE_KNAME kernel ($target, log: $HWAGE_LOGS/build-$HWAGE_KNAME.log)" \
+	logged "$HWAGE_LOGS/build-$HWAGE_KNAME.log" $KMAKE -j"$HWAGE_JOBS" "$target" ||
+	die "kernel build failed for $HWAGE_KNAME"
 $KMAKE -s kernelrelease >"$HWAGE_BUILD/.hwage-release" 2>/dev/null
-info "$HWAGE_ARCH kernel $(cat "$HWAGE_BUILD/.hwage-release"): $HWAGE_BUILD/$KIMAGE"
+info "$HWAGE_KNAME kernel $(cat "$HWAGE_BUILD/.hwage-release"): $HWAGE_BUILD/$KIMAGE"

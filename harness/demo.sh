@@ -23,6 +23,10 @@
 #                     design
 set -u
 . "$(dirname "$0")/lib.sh"
+# performance is measured on production kernels only (not HWAGE_KERNEL=debug)
+[ "${HWAGE_KERNEL:-prod}" = prod ] ||
+	die "HWAGE_KERNEL=$HWAGE_KERNEL: make demo measures performance, on the production kernel only (unset HWAGE_KERNEL)"
+export HWAGE_KERNEL=prod
 S=$HWAGE_TOP/harness
 arch=${HWAGE_DEMO_ARCH:-ppc64le}
 secs=${HWAGE_DEMO_SECS:-20}

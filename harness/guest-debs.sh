@@ -4,13 +4,18 @@
 # the target's guest root overlay ($HWAGE_GUEST/debs), which mkinitramfs.sh
 # copies into the initramfs. Uses a private apt state, so the host's own
 # apt configuration is not touched.
-#   guest-debs.sh ARCH PACKAGE...
+#   guest-debs.sh ARCH [-r] PACKAGE...
+# With -r, the packages' Depends too, recursively (apt-cache depends
+# --recurse; mkinitramfs.sh keeps only the libraries a program loads).
 set -u
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 2 ] || die "usage: $0 ARCH PACKAGE..."
+[ $# -ge 2 ] || die "usage: $0 ARCH [-r] PACKAGE..."
 load_target "$1"
 shift
+recurse=
+[ "$1" = -r ] && { recurse=1; shift; }
+[ $# -ge 1 ] || die "usage: guest-debs.sh ARCH [-r] PACKAGE..."
 APTD=$HWAGE_CACHE/apt-$DEB_ARCH
 OUT=$HWAGE_GUEST/debs
 mkdir -p "$APTD/lists/partial" "$APTD/cache/archives/partial" "$APTD/debs" "$OUT"
@@ -22,6 +27,15 @@ APT=(apt-get -q -o APT::Architecture="$DEB_ARCH" -o APT::Architectures="$DEB_ARC
 if [ -z "$(find "$APTD/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
 	step "apt lists for $DEB_ARCH" logged "$HWAGE_LOGS/apt-$DEB_ARCH.log" "${APT[@]}" update ||
 		die "apt-get update for $DEB_ARCH failed"
+fi
+
+if [ -n "$recurse" ]; then
+	# the dependency closure, virtual packages (<...>) left out
+	pkgs=$("${APT[@]/apt-get/apt-cache}" depends --recurse --no-recommends --no-suggests \
+		--no-conflicts --no-breaks --no-replaces --no-enhances "$@" 2>>"$HWAGE_LOGS/apt-$DEB_ARCH.log" |
+		grep -v '^ ' | grep -v '^<' | sort -u) && [ -n "$pkgs" ] ||
+		die "could not resolve the dependencies of $* for $DEB_ARCH (see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
+	set -- $pkgs
 fi
 
 stamp=$OUT/.hwage-debs

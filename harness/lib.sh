@@ -56,7 +56,15 @@ load_target() {
 	# shellcheck source=/dev/null
 	. "$HWAGE_TOP/targets/$arch.conf"
 	HWAGE_ARCH=$arch
-	HWAGE_BUILD=$HWAGE_CACHE/build-$arch
+	# the kernel flavour: prod (benchmarks, demo), debug (make test), kasan
+	HWAGE_KERNEL=${HWAGE_KERNEL:-prod}
+	case "$HWAGE_KERNEL" in
+	prod) HWAGE_BUILD=$HWAGE_CACHE/build-$arch ;;
+	debug|kasan) HWAGE_BUILD=$HWAGE_CACHE/build-$arch-$HWAGE_KERNEL ;;
+	*) die "HWAGE_KERNEL=$HWAGE_KERNEL: want prod, debug or kasan" ;;
+	esac
+	# the build's name in logs: x86_64, x86_64-debug, ...
+	HWAGE_KNAME=$arch$([ "$HWAGE_KERNEL" = prod ] || echo "-$HWAGE_KERNEL")
 	HWAGE_GUEST=$HWAGE_CACHE/guest-$arch
 }
 

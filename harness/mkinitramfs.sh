@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the static guest programs for ARCH and pack them into an initramfs:
+# Build the static guest programs for ARCH and pack them into an initramfs
+# (initramfs.cpio; initramfs-test.cpio, for test boots, also has stress-ng):
 #   /init, /tests/* (guest/tests, run in name order by init), /demo/run and
 #   /bench/run (guest/runners), the workloads w-* in /bin
 #   (guest/workloads), and whatever harness/guest-debs.sh unpacked for this
-#   target (busybox, memcached and its shared libraries, ...).
+#   target (busybox, memcached, stress-ng and their shared libraries).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -82,7 +83,7 @@ pack() {
 	mkdir -p "$ROOT"/{tests,demo,bench,bin,proc,sys,dev,tmp,etc,root}
 	[ -d "$HWAGE_GUEST/debs" ] && cp -a "$HWAGE_GUEST/debs/." "$ROOT/"
 	(cd "$ROOT" && rm -rf $PRUNE && prune_libs) || return 1
-	loader "$ROOT/usr/bin/memcached" || return 1
+	loader "$ROOT/usr/bin/memcached" && loader "$ROOT/usr/bin/stress-ng" || return 1
 	cp "$BIN/init" "$ROOT/init" && cp "$BIN/runners/demo" "$ROOT/demo/run" &&
 		cp "$BIN/runners/bench" "$ROOT/bench/run" || return 1
 	# only what guest/ has a source for: the binary of a test that was
@@ -97,9 +98,18 @@ pack() {
 	done
 	[ -x "$ROOT/bin/busybox" ] && ln -sf busybox "$ROOT/bin/sh"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$ROOT/etc/passwd"
-	(cd "$ROOT" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) \
-		>"$HWAGE_GUEST/initramfs.cpio.tmp" &&
-	mv "$HWAGE_GUEST/initramfs.cpio.tmp" "$HWAGE_GUEST/initramfs.cpio"
+	# the test image, then the same without stress-ng and the libraries
+	# only it loads (20-25 MiB of guest RAM the demo and the benchmark
+	# keep for their workloads)
+	cpio_of "$HWAGE_GUEST/initramfs-test.cpio" &&
+	rm "$ROOT/usr/bin/stress-ng" && (cd "$ROOT" && prune_libs) &&
+	cpio_of "$HWAGE_GUEST/initramfs.cpio"
+}
+
+# cpio_of FILE: the guest root as an initramfs
+cpio_of() {
+	(cd "$ROOT" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) >"$1.tmp" &&
+		mv "$1.tmp" "$1"
 }
 
 # busybox gives "make boot" a shell; the tests do not need it.
@@ -108,6 +118,11 @@ bash "$HWAGE_TOP/harness/guest-debs.sh" "$HWAGE_ARCH" busybox-static ||
 # memcached is a workload of the tests and benchmarks: no image without it.
 bash "$HWAGE_TOP/harness/guest-debs.sh" "$HWAGE_ARCH" $MEMCACHED_DEBS ||
 	die "could not fetch memcached for $HWAGE_ARCH ($DEB_ARCH: $MEMCACHED_DEBS; see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
+# stress-ng's vm, mmap, fork and swap stressors run in t21-stress; its
+# Depends bring in EGL, GBM, X11 libraries and more that it never loads,
+# which prune_libs drops again.
+bash "$HWAGE_TOP/harness/guest-debs.sh" "$HWAGE_ARCH" -r stress-ng ||
+	die "could not fetch stress-ng for $HWAGE_ARCH (see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
 logged "$HWAGE_LOGS/guest-$HWAGE_ARCH.log" build || die "guest programs failed to build for $HWAGE_ARCH"
 pack || die "could not pack the $HWAGE_ARCH initramfs"
-info "$HWAGE_ARCH initramfs: $HWAGE_GUEST/initramfs.cpio ($(du -k "$HWAGE_GUEST/initramfs.cpio" | cut -f1) KiB)"
+info "$HWAGE_ARCH initramfs: $HWAGE_GUEST/initramfs.cpio ($(du -k "$HWAGE_GUEST/initramfs.cpio" | cut -f1) KiB), for make test and stress initramfs-test.cpio ($(du -k "$HWAGE_GUEST/initramfs-test.cpio" | cut -f1) KiB, with stress-ng)"

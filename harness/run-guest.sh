@@ -24,6 +24,12 @@
 # Extra kernel parameters: HWAGE_CMDLINE; extra QEMU options:
 # HWAGE_QEMU_ARGS or after "--".
 #
+# HWAGE_KERNEL picks the kernel flavour booted (harness/build-kernel.sh):
+# prod (the default; benchmarks and the demo), debug (make test: lockdep,
+# DEBUG_VM, ..., configs/debug.config; booted with panic_on_warn=1) or
+# kasan (make test-kasan: the debug kernel with KASAN; on ppc64le booted
+# on the radix MMU, which KASAN needs).
+#
 # HWAGE_GUEST_MEM sets the guest's memory (a size as -m takes it, e.g. 4G;
 # the target's GUEST_MEM by default). With the counter engine, x86_64's is
 # at most 3G: -M pc puts the RAM above 3 GiB beyond its PCI hole, above
@@ -46,6 +52,11 @@
 #   badmagic  an ivshmem device whose table is all zeros (no plugin)
 #   badsize   a well-formed table (emulator/hca-size -w) for a quarter of
 #             the guest's RAM: too few pages, no plugin
+#   chaos     as on, and emulator/hca-chaos corrupts the live table all
+#             the while (random entries, counts at the maximum, ages going
+#             back, entries flipping between reads, header fields
+#             overwritten for 20 ms); its tally ends the log as
+#             "hwage-host: hca-chaos: ..."
 #   badtable  ten ivshmem devices, no plugin: one all zeros (not a counter
 #             device), seven tables that lie about their geometry (entries
 #             beyond the BAR, misaligned, a size that overflows, a table
@@ -123,7 +134,10 @@ case "$MODE" in test|demo|bench|shell) ;; *) not_started "unknown mode '$MODE' (
 
 kernel=$HWAGE_BUILD/$KIMAGE
 initrd=$HWAGE_GUEST/initramfs.cpio
-[ -f "$kernel" ] || not_started "no $HWAGE_ARCH kernel at $kernel (make kernel ARCH=$HWAGE_ARCH)"
+# test boots get the image with stress-ng (t21-stress); the demo and the
+# benchmark keep the lighter one (harness/mkinitramfs.sh)
+[ "$MODE" = test ] && initrd=$HWAGE_GUEST/initramfs-test.cpio
+[ -f "$kernel" ] || not_started "no $HWAGE_KNAME kernel at $kernel (HWAGE_KERNEL=$HWAGE_KERNEL make kernel ARCH=$HWAGE_ARCH)"
 [ -f "$initrd" ] || not_started "no $HWAGE_ARCH initramfs at $initrd (make initramfs ARCH=$HWAGE_ARCH)"
 release=$(cat "$HWAGE_BUILD/.hwage-release" 2>/dev/null)
 timeout=${HWAGE_TIMEOUT:-$BOOT_TIMEOUT}
@@ -198,7 +212,7 @@ BADTABLES=(
 )
 case "$hca" in
 off) ;;
-on)
+on|chaos)
 	opts=$(plugin_opts) || exit 1
 	emulator
 	# the table has one entry per page of the plugin's page= size
@@ -231,20 +245,28 @@ badtable)
 		ivshmem_args "$size" "$table.$i" "hca$i"
 	done
 	;;
-*) not_started "unknown HWAGE_HCA=$hca (off, on, badmagic, badsize, badtable)" ;;
+*) not_started "unknown HWAGE_HCA=$hca (off, on, chaos, badmagic, badsize, badtable)" ;;
 esac
 
 # hwage.truth=1 tells the guest that its ground-truth snapshot requests
 # will be answered (HWAGE_HCA_TRUTH=1 with the plugin)
 truth=0
 [ "$hca" = on ] && [ "${HWAGE_HCA_TRUTH:-0}" = 1 ] && truth=1
-cmdline="console=$CONSOLE panic=-1 hwage.mode=$MODE hwage.hca=$hca hwage.truth=$truth hwage.release=$release ${HWAGE_CMDLINE:-}"
+# The debug and KASAN kernels (HWAGE_KERNEL, configs/debug.config) panic on
+# any warning, so that a lockdep or VM report fails the boot; KASAN on
+# ppc64le needs the radix MMU (the hash MMU is the kernel's default here).
+kdebug=
+case "$HWAGE_KERNEL" in
+debug) kdebug="panic_on_warn=1" ;;
+kasan) kdebug="panic_on_warn=1$([ "$arch" != ppc64le ] || echo " disable_radix=no")" ;;
+esac
+cmdline="console=$CONSOLE panic=-1 ${kdebug:+$kdebug }hwage.mode=$MODE hwage.hca=$hca hwage.truth=$truth hwage.release=$release ${HWAGE_CMDLINE:-}"
 qemu=($QEMU "${hca_args[@]}" $QEMU_ARGS -nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	"${icount_args[@]}" ${HWAGE_QEMU_ARGS:-} "$@")
 
 if [ "$MODE" = shell ]; then
-	info "booting $HWAGE_ARCH $release (hca=$hca, icount=$icount), interactive: Ctrl-A X quits"
+	info "booting $HWAGE_KNAME $release (hca=$hca, icount=$icount), interactive: Ctrl-A X quits"
 	"${qemu[@]}" -serial mon:stdio
 	exit
 fi
@@ -259,6 +281,13 @@ progress() {
 		printf '[%s %ss] %s\n' "$HWAGE_ARCH" "$t" "${l%$'\r'}"
 	done
 }
+# HWAGE_HCA=chaos: the table corrupted while the guest runs (it waits for
+# the plugin to set the table up); stopped when QEMU ends
+chaos=
+if [ "$hca" = chaos ]; then
+	"$HWAGE_CACHE/emulator/hca-chaos" "$table" >"$log.chaos" 2>&1 &
+	chaos=$!
+fi
 t0r=$EPOCHREALTIME
 timeout -k 10 "$timeout" "${qemu[@]}" -chardev stdio,id=con,signal=off -serial chardev:con \
 	</dev/null 2>&1 | tee -a "$log" |
@@ -269,6 +298,12 @@ timeout -k 10 "$timeout" "${qemu[@]}" -chardev stdio,id=con,signal=off -serial c
 	fi
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - t0))
+if [ -n "$chaos" ]; then
+	kill -TERM "$chaos" 2>/dev/null
+	wait "$chaos"
+	sed 's/^/hwage-host: /' "$log.chaos" | tee -a "$log"
+	rm -f "$log.chaos"
+fi
 # how QEMU ended, when not cleanly: in the log too, for the scorer
 end=
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
@@ -282,5 +317,5 @@ if [ -n "$end" ]; then
 	echo "hwage-host: $end" >>"$log"
 fi
 boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init.*/\1/p' "$log" | head -n 1)
-info "$HWAGE_ARCH guest ($MODE, hca=$hca, icount=$icount) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"
+info "$HWAGE_KNAME guest ($MODE, hca=$hca, icount=$icount) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"
 exit "$rc"

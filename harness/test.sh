@@ -4,14 +4,20 @@
 # in QEMU, and count the KTAP results. The last line printed is
 #   N passed, N failed
 # HWAGE_ARCHS picks the targets (default: ppc64le x86_64), HWAGE_HCA_BOOTS
-# the counter-engine scenarios booted for each (default: on badmagic
-# badsize badtable, and radix on ppc64le; see harness/run-guest.sh and
+# the counter-engine scenarios booted for each (default: on chaos
+# badmagic badsize badtable, and radix on ppc64le; see harness/run-guest.sh and
 # harness/boot-test.sh), each booted and scored by harness/boot-test.sh.
+# The kernels booted are the debug flavour (HWAGE_KERNEL=debug: lockdep,
+# DEBUG_VM, list debugging, lockup detectors, panic_on_warn; see
+# configs/debug.config), in their own build directories beside the
+# production kernels of the demo and the benchmarks; make test-kasan runs
+# the same with HWAGE_KERNEL=kasan.
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/harness
+export HWAGE_KERNEL=${HWAGE_KERNEL:-debug}
 ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
-HCA_BOOTS=${HWAGE_HCA_BOOTS:-on badmagic badsize badtable}
+HCA_BOOTS=${HWAGE_HCA_BOOTS:-on chaos badmagic badsize badtable}
 t0=$(date +%s)
 passed=0
 failed=0
@@ -73,7 +79,7 @@ for arch in $ARCHS; do
 done
 
 echo
-echo "hwage test summary ($(($(date +%s) - t0))s):"
+echo "hwage test summary ($HWAGE_KERNEL kernels, $(($(date +%s) - t0))s):"
 printf '  %s\n' "${summary[@]}"
 echo "$passed passed, $failed failed$([ "$skipped" = 0 ] || echo ", $skipped skipped")"
 [ "$failed" = 0 ]

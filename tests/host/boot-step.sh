@@ -102,7 +102,7 @@ printf 'hwage-init: mode test\nhwage-init: tests done, 0 failed\n' >"$C/logs/reu
 : >"$C/logs/reused.log.truth.1"
 out=$(HWAGE_CACHE="$C" HWAGE_LOGS="$C/logs" HWAGE_LOG="$C/logs/reused.log" HWAGE_HCA=nosuch \
 	bash "$H/run-guest.sh" x86_64 test 2>&1)
-[ "$(cat "$C/logs/reused.log")" = "hwage-host: boot did not start: unknown HWAGE_HCA=nosuch (off, on, badmagic, badsize, badtable)" ] &&
+[ "$(cat "$C/logs/reused.log")" = "hwage-host: boot did not start: unknown HWAGE_HCA=nosuch (off, on, chaos, badmagic, badsize, badtable)" ] &&
 	[ ! -e "$C/logs/reused.log.truth.1" ]
 ktap_ok earlier_files_at_the_log_path_removed $? "$(ls "$C/logs")" "$(cat "$C/logs/reused.log")"
 ktap_done

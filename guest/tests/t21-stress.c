@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stress, nothing lost: for hwage.stress_secs seconds (20 by default; make
+ * stress runs 600), at once:
+ *  - two verifying loads (guest/lib/vload.h), each in a memory cgroup at
+ *    three times its limit, swapping to zram;
+ *  - OOM kills: a process that allocates twice its cgroup's limit with no
+ *    swap allowed (memory.swap.max=0), started again each time the kernel
+ *    kills it;
+ *  - stress-ng's vm, mmap and fork stressors (with --verify) in a fourth
+ *    cgroup, if the initramfs has stress-ng (Debian's, harness/mkinitramfs.sh;
+ *    its swap stressor needs a swap file on a disk filesystem, which the
+ *    guest has not);
+ *  - every knob of /sys/kernel/debug/hca/ set to a random value in its
+ *    range every 20 ms (hca_lru_age on and off among them).
+ * hwage.stress_flip=lru instead switches the multi-gen LRU itself off and
+ * on about once a second (/sys/kernel/mm/lru_gen/enabled), all does both,
+ * none neither. Not by default: on 6.12 that switch under memory cgroup
+ * pressure has the OOM killer kill the verifying loads, which could swap,
+ * with and without a counter backend (README, "Reliability").
+ * Every verified page must read back intact, the OOM killer must have
+ * killed (and nothing else died), stress-ng must pass, and the knobs are
+ * put back. The figures (seconds, pages verified, OOM kills, knob flips)
+ * are printed for the closing tally of make stress.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "hca.h"
+#include "ktap.h"
+#include "util.h"
+#include "vload.h"
+
+#define CG_A CG_ROOT "/hwage-t21a"
+#define CG_B CG_ROOT "/hwage-t21b"
+#define CG_OOM CG_ROOT "/hwage-t21oom"
+#define CG_NG CG_ROOT "/hwage-t21ng"
+#define LIMIT_MB 24
+#define TOUCH_MB 72
+#define STRESS_NG "/usr/bin/stress-ng"
+
+/* the knobs and the values in their range (t11-hca-knobs checks them) */
+static const struct {
+	const char *name;
+	const char *values[5];
+} knobs[] = {
+	{ "hca_lru_age", { "0", "1" } },
+	{ "scan-pfn-ratio", { "1", "25", "100" } },
+	{ "scan-skip-msec", { "0", "10", "1000" } },
+	{ "evict-skip-refs", { "0", "1" } },
+	{ "walk-prev-gen", { "0", "1" } },
+	{ "walk-refs", { "0", "1" } },
+	{ "classifier", { "0", "1", "2", "3" } },
+};
+#define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+/* oom_child(): touch twice the cgroup's limit; the kernel must kill it */
+static int oom_child(void)
+{
+	size_t len = (size_t)2 * LIMIT_MB << 20, i;
+	char *p;
+
+	if (cg_enter(CG_OOM))
+		return 2;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 3;
+	for (i = 0; i < len; i += 4096)
+		p[i] = 1;
+	return 4;	/* not killed: the limit did not hold */
+}
+
+static pid_t start_oom(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(oom_child());
+	return pid;
+}
+
+static pid_t start_stress_ng(int secs)
+{
+	char t[32];
+	pid_t pid;
+
+	snprintf(t, sizeof(t), "%ds", secs);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (cg_enter(CG_NG))
+			_exit(2);
+		execl(STRESS_NG, "stress-ng", "--vm", "1", "--vm-bytes", "32M",
+		      "--mmap", "1", "--mmap-bytes", "16M", "--fork", "1",
+		      "--timeout", t, "--metrics-brief", "--verify", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+int main(void)
+{
+	char saved[NR_KNOBS][64], lru_gen[64], path[128];
+	int secs = atoi(kparam("stress_secs", "20"));
+	/* what is flipped: hwage.stress_flip=knobs (default), lru, all or none */
+	const char *flip = kparam("stress_flip", "knobs");
+	int flip_knobs = !strcmp(flip, "all") || !strcmp(flip, "knobs");
+	int flip_lru = !strcmp(flip, "all") || !strcmp(flip, "lru");
+	long long flips = 0, lru_flips = 0, kills = 0, other_deaths = 0;
+	int status, ng_status = -1, i, n, restored = 1, have_ng, intact;
+	pid_t a, b, oom, ng = -1, pid;
+	double t0, end;
+
+	ktap_begin("stress", 6);
+	if (secs < 1)
+		secs = 20;
+	rng ^= (uint64_t)time(NULL);
+	ktap_diag("%d s, seed %#llx", secs, (unsigned long long)rng);
+	for (i = 0; i < (int)NR_KNOBS; i++) {
+		snprintf(path, sizeof(path), HCA_DIR "%s", knobs[i].name);
+		if (read_file(path, saved[i], sizeof(saved[i])) <= 0)
+			snprintf(saved[i], sizeof(saved[i]), "?");
+		saved[i][strcspn(saved[i], "\n")] = '\0';
+	}
+	if (read_file("/sys/kernel/mm/lru_gen/enabled", lru_gen, sizeof(lru_gen)) <= 0)
+		lru_gen[0] = '\0';
+	lru_gen[strcspn(lru_gen, "\n")] = '\0';
+
+	if (!ktap_result(!setup_zram_swap(512) && !cg_create(CG_A, (long long)LIMIT_MB << 20) &&
+			 !cg_create(CG_B, (long long)LIMIT_MB << 20) &&
+			 !cg_create(CG_OOM, (long long)LIMIT_MB << 20) &&
+			 !cg_write(CG_OOM, "memory.swap.max", "0") &&
+			 !cg_create(CG_NG, 64LL << 20), "cgroups_and_swap_set_up"))
+		return ktap_end();
+
+	if (read_file("/proc/swaps", path, sizeof(path)) > 0)
+		ktap_diag("swap: %s", strchr(path, '\n') ? strchr(path, '\n') + 1 : path);
+	have_ng = !access(STRESS_NG, X_OK);
+	a = vload_start(CG_A, TOUCH_MB);
+	b = vload_start(CG_B, TOUCH_MB);
+	oom = start_oom();
+	if (have_ng)
+		ng = start_stress_ng(secs);
+
+	t0 = now_s();
+	end = t0 + secs;
+	while (now_s() < end) {
+		usleep(20000);
+		i = rnd() % NR_KNOBS;
+		for (n = 0; n < 5 && knobs[i].values[n]; n++)
+			;
+		if (flip_knobs && !hca_knob(knobs[i].name, knobs[i].values[rnd() % n]))
+			flips++;
+		/* the multi-gen LRU off and on, about once a second */
+		if (flip_lru && lru_gen[0] && rnd() % 50 == 0 &&
+		    !write_file("/sys/kernel/mm/lru_gen/enabled", "n") &&
+		    !write_file("/sys/kernel/mm/lru_gen/enabled", "y"))
+			lru_flips++;
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (pid == oom) {
+				if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+					kills++;
+				else
+					other_deaths++;
+				oom = start_oom();
+			} else if (pid == ng) {
+				ng_status = status;
+				ng = -1;
+			} else {
+				ktap_diag("%s (pid %d) ended early: %s %d", pid == a ? "load A" :
+					  pid == b ? "load B" : "a child", pid,
+					  WIFSIGNALED(status) ? "signal" : "exit status",
+					  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+				other_deaths++;
+				if (pid == a)
+					a = -1;
+				if (pid == b)
+					b = -1;
+			}
+		}
+	}
+	kill(oom, SIGKILL);
+	waitpid(oom, &status, 0);
+	if (ng > 0 && waitpid(ng, &ng_status, 0) != ng)
+		ng_status = -1;
+	ktap_diag("%.0f s: %lld knob flips, %lld multi-gen LRU off/on, %lld OOM kills",
+		  now_s() - t0, flips, lru_flips, kills);
+	intact = !vload_stop(a);
+	intact = !vload_stop(b) && intact;
+	ktap_result(intact, "every_verified_page_intact");
+	ktap_result(kills > 0 && !other_deaths, "oom_killer_killed_only_the_hog");
+	if (!have_ng)
+		ktap_skip("stress_ng_passed", "no " STRESS_NG " in this initramfs");
+	else
+		ktap_result(WIFEXITED(ng_status) && !WEXITSTATUS(ng_status), "stress_ng_passed");
+	if (flip_knobs)
+		ktap_result(flips > secs, "knobs_flipped");
+	else
+		ktap_skip("knobs_flipped", "hwage.stress_flip leaves the knobs alone");
+
+	for (i = 0; i < (int)NR_KNOBS; i++)
+		if (strcmp(saved[i], "?") && hca_knob(knobs[i].name, saved[i]))
+			restored = 0;
+	if (lru_gen[0] && write_file("/sys/kernel/mm/lru_gen/enabled", lru_gen))
+		restored = 0;
+	ktap_result(restored, "knobs_restored");
+	rmdir(CG_A);
+	rmdir(CG_B);
+	rmdir(CG_OOM);
+	rmdir(CG_NG);
+	return ktap_end();
+}
