@@ -7,7 +7,9 @@
  * TABLE is the shared file the plugin counts into and QEMU shows the guest
  * (ivshmem). hca-chaos waits until the plugin has set it up (its magic),
  * then, until SECONDS have passed (0: until killed with SIGTERM or
- * SIGINT), goes round these corruptions, one every 2 ms:
+ * SIGINT), goes round the first four of these corruptions, one every
+ * 2 ms, and does the fifth every 50th round (so that a header is wrong
+ * about a sixth of the time, and a probe can also find it right):
  *   random    random bytes over 64 random entries
  *   max       64 random entries at HCA_COUNT_MAX in both counts
  *   backward  the ages of 64 random entries set lower than they were
@@ -99,7 +101,8 @@ int main(int argc, char **argv)
 	uint64_t nr, i, k;
 	struct stat st;
 	char *map;
-	int fd = -1, op = 0;
+	unsigned long round = 0;
+	int fd = -1, op;
 
 	if (argc < 2 || argc > 3 || secs < 0) {
 		fprintf(stderr, "usage: hca-chaos TABLE [SECONDS]\n");
@@ -139,7 +142,8 @@ int main(int argc, char **argv)
 	}
 	entries = (struct hca_entry *)(map + saved.entries_offset);
 
-	for (t0 = now(); !stop && (!secs || now() - t0 < secs); op = (op + 1) % 5, sleep_ms(2)) {
+	for (t0 = now(); !stop && (!secs || now() - t0 < secs); round++, sleep_ms(2)) {
+		op = round % 50 == 49 ? 4 : round % 4;
 		switch (op) {
 		case 0:
 			for (k = 0; k < BATCH; k++) {

@@ -56,7 +56,7 @@
 #             the while (random entries, counts at the maximum, ages going
 #             back, entries flipping between reads, header fields
 #             overwritten for 20 ms); its tally ends the log as
-#             "hwage-host: hca-chaos: ..."
+#             "hwage-hca-chaos: ..."
 #   badtable  ten ivshmem devices, no plugin: one all zeros (not a counter
 #             device), seven tables that lie about their geometry (entries
 #             beyond the BAR, misaligned, a size that overflows, a table
@@ -301,7 +301,7 @@ secs=$(($(date +%s) - t0))
 if [ -n "$chaos" ]; then
 	kill -TERM "$chaos" 2>/dev/null
 	wait "$chaos"
-	sed 's/^/hwage-host: /' "$log.chaos" | tee -a "$log"
+	sed 's/^/hwage-/' "$log.chaos" | tee -a "$log"
 	rm -f "$log.chaos"
 fi
 # how QEMU ended, when not cleanly: in the log too, for the scorer

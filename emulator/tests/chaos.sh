@@ -20,7 +20,7 @@ CHAOS=$EMU_OUT/hca-chaos
 emu_poke32 "$tmp/t" 260 5
 emu_poke32 "$tmp/t" 264 4
 head -c 4096 "$tmp/t" >"$tmp/hdr0"
-timeout 20 "$CHAOS" "$tmp/t" 1 >"$tmp/out" 2>&1
+timeout 20 "$CHAOS" "$tmp/t" 2 >"$tmp/out" 2>&1
 rc=$?
 tally=$(cat "$tmp/out")
 ok=1
