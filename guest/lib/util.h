@@ -39,6 +39,18 @@ static inline const char *kparam(const char *name, const char *def)
 	return def;
 }
 
+/*
+ * xorshift64(): the next of a reproducible pseudo-random sequence kept in
+ * *state (seed it with anything but 0; print the seed to replay a run)
+ */
+static inline uint64_t xorshift64(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dull;
+}
+
 /* now_s(): seconds on the monotonic clock */
 static inline double now_s(void)
 {

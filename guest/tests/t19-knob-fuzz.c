@@ -55,11 +55,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-	/* xorshift64*: reproducible from the seed printed below */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
+	return xorshift64(&rng);
 }
 
 /* find_files(): the writable regular files under @dir, recursively */

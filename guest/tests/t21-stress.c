@@ -67,10 +67,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
+	return xorshift64(&rng);
 }
 
 /* oom_child(): touch twice the cgroup's limit; the kernel must kill it */
