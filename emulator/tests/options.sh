@@ -1,7 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Host test: the hca plugin refuses each bad option with a message naming
-# it, and QEMU stops with an error; a good option set runs a guest.
+# it, and QEMU stops with an error; a good option set runs a guest. Then
+# random values for every option (RANDOM_PER_KEY each, from a seed printed
+# as a diagnostic; HWAGE_OPTIONS_SEED replays one): each either runs the
+# guest or stops QEMU with a message naming the option, never a crash, a
+# hang or a message about something else.
 set -u
 . "$(dirname "$0")/lib.sh"
 emu_setup
@@ -50,7 +54,12 @@ cases=(
 	"serial_maybe serial $T,$R,serial=maybe"
 )
 
-ktap_plan "$((2 + ${#cases[@]}))"
+# the options random values go to, and the characters they are made of
+RANDOM_KEYS="ram page sample decay decay_mode cache cache_ways ifetch lines serial truth"
+RANDOM_PER_KEY=3
+RANDOM_CHARS='0123456789kKmMgGtTxX-+.,=onfy '
+
+ktap_plan "$((3 + ${#cases[@]}))"
 emu_build
 ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
@@ -63,4 +72,33 @@ for c in "${cases[@]}"; do
 	# shellcheck disable=SC2086
 	bad $c
 done
+
+seed=${HWAGE_OPTIONS_SEED:-$(date +%s)}
+RANDOM=$seed
+problems=
+ran=0
+refused=0
+for key in $RANDOM_KEYS; do
+	for _ in $(seq $RANDOM_PER_KEY); do
+		v=
+		for _ in $(seq $((RANDOM % 12))); do
+			v+=${RANDOM_CHARS:$((RANDOM % ${#RANDOM_CHARS})):1}
+		done
+		v=${v//,/}	# a comma would start another option
+		[ "$key" = truth ] && v=$tmp/${v// /_}
+		opts="$T,$R,$key=$v"
+		[ "${key%_ways}" != "$key" ] && opts="$T,$R,cache=32K,$key=$v"
+		emu_run pattern "$opts"
+		rc=$?
+		[ $rc = $EMU_EXIT ] && { ran=$((ran + 1)); continue; }
+		refused=$((refused + 1))
+		if [ $rc -ge 124 ] || ! grep -q "^hca: .*$key" "$EMU_LOG"; then
+			problems+="$key='$v': exit $rc: $(grep -m 1 -e '^hca' -e 'qemu' "$EMU_LOG")"$'\n'
+		fi
+	done
+done
+echo "# random option values (seed $seed): $ran ran the guest, $refused stopped QEMU"
+[ -z "$problems" ]
+ktap_ok random_values_run_or_are_refused_by_name $? \
+	"seed $seed (HWAGE_OPTIONS_SEED replays it):" "$problems"
 ktap_done
