@@ -13,6 +13,9 @@ H=$here/../../harness
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ktap_plan 10
+# the empty "kernel" below is a production one, whatever flavour the
+# caller (make test: debug) boots
+export HWAGE_KERNEL=prod
 
 C=$tmp/cache
 old=guest-x86_64-test-hca-on-20250101-000000.log
@@ -23,6 +26,7 @@ fresh_cache() {
 	mkdir -p "$C/build-x86_64/arch/x86/boot" "$C/guest-x86_64" "$C/emulator/include" "$C/logs"
 	: >"$C/build-x86_64/arch/x86/boot/bzImage"
 	: >"$C/guest-x86_64/initramfs.cpio"
+	: >"$C/guest-x86_64/initramfs-test.cpio"
 	echo '#error "the plugin header is broken on purpose (tests/host/boot-step.sh)"' \
 		>"$C/emulator/include/qemu-plugin.h"
 	cp "$here/fixtures/clean-run.log" "$C/logs/$old"
