@@ -14,6 +14,8 @@ S := harness
 ##   demo            set up, build, boot ppc64le, show MGLRU aging from counts
 ##   test            set up, build and test both targets on debug kernels
 ##                   (lockdep, DEBUG_VM, ...); ends "N passed, N failed"
+##   test-full       make test with every test in every boot (t13-t17's long
+##                   workload comparisons too; longer than 40 minutes)
 ##   test-kasan      the same on debug kernels with KASAN (slower)
 ##   stress          t21-stress for 10 minutes a target on the debug kernels
 ##                   (HWAGE_STRESS_SECS sets the time)
@@ -59,6 +61,9 @@ boot: kernel initramfs
 test:
 	@bash $(S)/test.sh
 
+test-full:
+	@HWAGE_TEST_SET=full bash $(S)/test.sh
+
 test-kasan:
 	@HWAGE_KERNEL=kasan bash $(S)/test.sh
 
@@ -103,4 +108,4 @@ clean:
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all help setup tree kernel initramfs boot test test-kasan stress demo emulator bench bench-short bench-scale bench-emulator check-series clean distclean
+.PHONY: all help setup tree kernel initramfs boot test test-full test-kasan stress demo emulator bench bench-short bench-scale bench-emulator check-series clean distclean

@@ -11,7 +11,9 @@
 # DEBUG_VM, list debugging, lockup detectors, panic_on_warn; see
 # configs/debug.config), in their own build directories beside the
 # production kernels of the demo and the benchmarks; make test-kasan runs
-# the same with HWAGE_KERNEL=kasan.
+# the same with HWAGE_KERNEL=kasan. Each boot runs the tests of its
+# scenario (HWAGE_TEST_SET=quick, see boot-test.sh); make test-full
+# (HWAGE_TEST_SET=full) runs them all in the on, badmagic and badsize boots.
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/harness
@@ -83,7 +85,7 @@ for arch in $ARCHS; do
 done
 
 echo
-echo "hwage test summary ($HWAGE_KERNEL kernels, $(($(date +%s) - t0))s):"
+echo "hwage test summary ($HWAGE_KERNEL kernels, ${HWAGE_TEST_SET:-quick} set, $(($(date +%s) - t0))s):"
 printf '  %s\n' "${summary[@]}"
 echo "$passed passed, $failed failed$([ "$skipped" = 0 ] || echo ", $skipped skipped")"
 [ "$failed" = 0 ]
