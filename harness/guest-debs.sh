@@ -23,10 +23,18 @@ APT=(apt-get -q -o APT::Architecture="$DEB_ARCH" -o APT::Architectures="$DEB_ARC
 	-o Dir::State::Lists="$APTD/lists" -o Dir::Cache="$APTD/cache"
 	-o Dir::State::status=/dev/null -o Debug::NoLocking=1)
 
-# Refresh the package lists at most once a day.
+# Refresh the package lists at most once a day. A refresh that fails (a
+# mirror in the middle of a sync says "File has unexpected size") is tried
+# again once; then, if lists from an earlier refresh are there, they are
+# used with a warning, since the packages they name are still served or
+# already downloaded; without any lists it is an error.
 if [ -z "$(find "$APTD/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
-	step "apt lists for $DEB_ARCH" logged "$HWAGE_LOGS/apt-$DEB_ARCH.log" "${APT[@]}" update ||
-		die "apt-get update for $DEB_ARCH failed"
+	if ! step "apt lists for $DEB_ARCH" logged "$HWAGE_LOGS/apt-$DEB_ARCH.log" "${APT[@]}" update &&
+	   ! { sleep 10; step "apt lists for $DEB_ARCH, again" logged "$HWAGE_LOGS/apt-$DEB_ARCH.log" "${APT[@]}" update; }; then
+		[ -n "$(find "$APTD/lists" -maxdepth 1 -name '*Packages*' 2>/dev/null | head -n 1)" ] ||
+			die "apt-get update for $DEB_ARCH failed (see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
+		info "warning: apt-get update for $DEB_ARCH failed; using the lists of an earlier update (see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
+	fi
 fi
 
 if [ -n "$recurse" ]; then
