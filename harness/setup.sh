@@ -73,7 +73,12 @@ install_missing() {
 	fi
 	[ -z "$qemu" ] || backports_sources
 	info "installing: $missing${qemu:+ $qemu (from bookworm-backports)}"
-	logged "$HWAGE_LOGS/apt-update.log" $sudo apt-get update || die "apt-get update failed"
+	# a mirror in the middle of a sync fails an update now and then: once
+	# more, then the install tries with the lists there are (and says why
+	# if they do not have what it needs)
+	logged "$HWAGE_LOGS/apt-update.log" $sudo apt-get update ||
+		{ sleep 10; logged "$HWAGE_LOGS/apt-update.log" $sudo apt-get update; } ||
+		info "warning: apt-get update failed twice (see $HWAGE_LOGS/apt-update.log); installing from the lists there are"
 	if [ -n "$missing" ]; then
 		logged "$HWAGE_LOGS/apt-install.log" $sudo env DEBIAN_FRONTEND=noninteractive \
 			apt-get install -y --no-install-recommends $missing ||
