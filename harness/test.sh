@@ -21,7 +21,14 @@ export HWAGE_KERNEL=${HWAGE_KERNEL:-debug}
 ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
 HCA_BOOTS=${HWAGE_HCA_BOOTS:-on chaos badmagic badsize badtable}
 # KASAN: the scenarios that drive the series' code (see boot-test.sh)
-[ "$HWAGE_KERNEL" = kasan ] && HCA_BOOTS=${HWAGE_HCA_BOOTS:-on chaos badtable}
+if [ "$HWAGE_KERNEL" = kasan ]; then
+	HCA_BOOTS=${HWAGE_HCA_BOOTS:-on chaos badtable}
+	# a KASAN kernel under TCG is several times slower than a debug one
+	# (ppc64le's outline KASAN: t12 alone past 600 s): longer timeouts,
+	# per guest test (hwage.timeout=) and per boot (HWAGE_TIMEOUT)
+	export HWAGE_CMDLINE="hwage.timeout=3000 ${HWAGE_CMDLINE:-}"
+	export HWAGE_TIMEOUT=${HWAGE_TIMEOUT:-7200}
+fi
 t0=$(date +%s)
 passed=0
 failed=0
