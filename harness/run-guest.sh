@@ -35,6 +35,17 @@
 # at most 3G: -M pc puts the RAM above 3 GiB beyond its PCI hole, above
 # 4 GiB, where a table of guest-physical pages from 0 does not reach.
 #
+# HWAGE_DISK=SIZE (e.g. 1G) attaches a new, empty ext4 disk of that size
+# (a sparse file made with mkfs.ext4, removed after the boot) as the
+# guest's /dev/vda, virtio-blk; t22-kselftest runs the kernel's selftests
+# on it.
+#
+# HWAGE_HOTPLUG=SIZE (x86_64; e.g. 512M) boots with room for one pc-dimm
+# of SIZE (-m RAM,slots=2,maxmem=RAM+SIZE) and a QEMU monitor on two FIFOs
+# beside the log; when the guest prints "hwage-hotplug: plug" (t23-hotplug)
+# the host plugs the DIMM (object_add, device_add), and the monitor's
+# answers go to LOG.monitor.
+#
 # HWAGE_ICOUNT picks the guest's clock:
 #   off       (the default) the guest's clocks follow the host's: host load,
 #             the plugin's cost and vCPU scheduling show in guest time
@@ -97,7 +108,7 @@ log=
 if [ "$MODE" != shell ]; then
 	log=${HWAGE_LOG:-$HWAGE_LOGS/$name-$(date +%Y%m%d-%H%M%S).log}
 	mkdir -p "$(dirname "$log")" || die "cannot create the directory of $log"
-	rm -f "$log" "$log.cmd" "$log.truth" "$log".truth.*
+	rm -f "$log" "$log.cmd" "$log.truth" "$log".truth.* "$log.monitor" "$log.ended"
 	: >"$log" || die "cannot write $log"
 	# the latest boot's log, relative when it is in $HWAGE_LOGS
 	if [ "$(cd "$(dirname "$log")" && pwd)" = "$(cd "$HWAGE_LOGS" && pwd)" ]; then
@@ -149,7 +160,8 @@ off) icount_args=() ;;
 esac
 
 table=/dev/shm/hwage-$HWAGE_ARCH-$$.hca
-trap 'rm -f "$table" "$table".*' EXIT
+disk=$HWAGE_CACHE/disk-$HWAGE_ARCH-$$.img
+trap 'rm -f "$table" "$table".* "$disk"' EXIT
 
 # The plugin counts guest-physical pages [0, GUEST_MEM): on x86_64 -M pc,
 # RAM above 3 GiB would sit above 4 GiB, beyond the table.
@@ -248,6 +260,34 @@ badtable)
 *) not_started "unknown HWAGE_HCA=$hca (off, on, chaos, badmagic, badsize, badtable)" ;;
 esac
 
+disk_args=()
+if [ -n "${HWAGE_DISK:-}" ]; then
+	disk_bytes=$(numfmt --from=iec "${HWAGE_DISK%B}" 2>/dev/null)
+	[[ "$disk_bytes" =~ ^[0-9]+$ ]] && [ "$disk_bytes" -ge $((64 << 20)) ] ||
+		not_started "HWAGE_DISK=$HWAGE_DISK: want a size of at least 64M, e.g. 1G"
+	out=$(truncate -s "$disk_bytes" "$disk" && mkfs.ext4 -q -F -L hwage "$disk" 2>&1) ||
+		not_started "could not make the ext4 disk $disk (mkfs.ext4)" "$out"
+	disk_args=(-drive "file=$disk,format=raw,if=none,id=disk,cache=unsafe"
+		-device virtio-blk-pci,drive=disk)
+fi
+
+hotplug_args=()
+if [ -n "${HWAGE_HOTPLUG:-}" ]; then
+	[ "$arch" = x86_64 ] || not_started "HWAGE_HOTPLUG is for x86_64 (pc-dimm on -M pc)"
+	[ -n "$log" ] || not_started "HWAGE_HOTPLUG needs a logged boot (test, demo, bench)"
+	hp_bytes=$(numfmt --from=iec "${HWAGE_HOTPLUG%B}" 2>/dev/null)
+	[[ "$hp_bytes" =~ ^[0-9]+$ ]] && [ "$hp_bytes" -ge $((128 << 20)) ] &&
+		[ $((hp_bytes % (128 << 20))) = 0 ] ||
+		not_started "HWAGE_HOTPLUG=$HWAGE_HOTPLUG: want a multiple of 128M (a memory block), e.g. 512M"
+	mem_bytes=$(numfmt --from=iec "${GUEST_MEM%B}")
+	# -m RAM,slots=2,maxmem=...: replaces the plain -m of hca_args
+	hca_args[1]="$GUEST_MEM,slots=2,maxmem=$((mem_bytes + hp_bytes))"
+	mon=$log.mon
+	rm -f "$mon.in" "$mon.out"
+	mkfifo "$mon.in" "$mon.out" || not_started "could not make the monitor FIFOs $mon.in, $mon.out"
+	hotplug_args=(-chardev "pipe,id=mon,path=$mon" -mon chardev=mon,mode=readline)
+fi
+
 # hwage.truth=1 tells the guest that its ground-truth snapshot requests
 # will be answered (HWAGE_HCA_TRUTH=1 with the plugin)
 truth=0
@@ -261,7 +301,7 @@ debug) kdebug="panic_on_warn=1" ;;
 kasan) kdebug="panic_on_warn=1$([ "$arch" != ppc64le ] || echo " disable_radix=no")" ;;
 esac
 cmdline="console=$CONSOLE panic=-1 ${kdebug:+$kdebug }hwage.mode=$MODE hwage.hca=$hca hwage.truth=$truth hwage.release=$release ${HWAGE_CMDLINE:-}"
-qemu=($QEMU "${hca_args[@]}" $QEMU_ARGS -nodefaults -no-reboot -display none
+qemu=($QEMU "${hca_args[@]}" "${disk_args[@]}" "${hotplug_args[@]}" $QEMU_ARGS -nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	"${icount_args[@]}" ${HWAGE_QEMU_ARGS:-} "$@")
 
@@ -288,6 +328,27 @@ if [ "$hca" = chaos ]; then
 	"$HWAGE_CACHE/emulator/hca-chaos" "$table" >"$log.chaos" 2>&1 &
 	chaos=$!
 fi
+# HWAGE_HOTPLUG: the monitor's answers to LOG.monitor; the DIMM plugged
+# when the guest asks for it
+hotplug=
+if [ -n "${HWAGE_HOTPLUG:-}" ]; then
+	cat "$mon.out" >"$log.monitor" 2>&1 &
+	monreader=$!
+	(
+		while [ ! -e "$log.ended" ]; do
+			if grep -aq 'hwage-hotplug: plug' "$log"; then
+				cmds=("object_add memory-backend-ram,id=hwage-hp,size=$hp_bytes"
+					"device_add pc-dimm,id=hwage-dimm,memdev=hwage-hp" "info memory-devices")
+				printf 'hwage-host: plugging a pc-dimm of %s: %s\n' "$HWAGE_HOTPLUG" \
+					"$(printf '%s; ' "${cmds[@]}")" >>"$log.monitor"
+				printf '%s\n' "${cmds[@]}" | timeout 10 tee "$mon.in" >/dev/null
+				break
+			fi
+			sleep 1
+		done
+	) &
+	hotplug=$!
+fi
 t0r=$EPOCHREALTIME
 timeout -k 10 "$timeout" "${qemu[@]}" -chardev stdio,id=con,signal=off -serial chardev:con \
 	</dev/null 2>&1 | tee -a "$log" |
@@ -303,6 +364,17 @@ if [ -n "$chaos" ]; then
 	wait "$chaos"
 	sed 's/^/hwage-/' "$log.chaos" | tee -a "$log"
 	rm -f "$log.chaos"
+fi
+if [ -n "$hotplug" ]; then
+	touch "$log.ended"
+	wait "$hotplug"
+	sleep 0.2
+	kill "$monreader" 2>/dev/null
+	wait "$monreader" 2>/dev/null
+	rm -f "$mon.in" "$mon.out" "$log.ended"
+	# the monitor's answers, without its echo of the commands (readline
+	# redraws each keystroke: "(qemu) o\e[K\e[Dob...")
+	tr -d '\r' <"$log.monitor" | grep -av -e '^(qemu)' -e '^ *$' | sed 's/^/hwage-monitor: /' >>"$log"
 fi
 # how QEMU ended, when not cleanly: in the log too, for the scorer
 end=

@@ -12,7 +12,7 @@ H=$here/../../harness
 . "$H/ktap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ktap_plan 10
+ktap_plan 12
 # the empty "kernel" below is a production one, whatever flavour the
 # caller (make test: debug) boots
 export HWAGE_KERNEL=prod
@@ -109,4 +109,20 @@ out=$(HWAGE_CACHE="$C" HWAGE_LOGS="$C/logs" HWAGE_LOG="$C/logs/reused.log" HWAGE
 [ "$(cat "$C/logs/reused.log")" = "hwage-host: boot did not start: unknown HWAGE_HCA=nosuch (off, on, chaos, badmagic, badsize, badtable)" ] &&
 	[ ! -e "$C/logs/reused.log.truth.1" ]
 ktap_ok earlier_files_at_the_log_path_removed $? "$(ls "$C/logs")" "$(cat "$C/logs/reused.log")"
+
+# 6. A bad disk size or DIMM size stops the boot naming the setting, and
+# leaves no disk image or monitor FIFO behind.
+fresh_cache
+out=$(HWAGE_CACHE="$C" HWAGE_LOGS="$C/logs" HWAGE_LOG="$C/logs/disk.log" HWAGE_DISK=lots \
+	bash "$H/run-guest.sh" x86_64 test 2>&1)
+rc=$?
+[ "$rc" != 0 ] && grep -q '^hwage-host: boot did not start: HWAGE_DISK=lots: want a size of at least 64M' "$C/logs/disk.log" &&
+	! ls "$C"/disk-* >/dev/null 2>&1
+ktap_ok bad_disk_size_refused $? "$out" "$(cat "$C/logs/disk.log" 2>&1)"
+out=$(HWAGE_CACHE="$C" HWAGE_LOGS="$C/logs" HWAGE_LOG="$C/logs/hp.log" HWAGE_HOTPLUG=100M \
+	bash "$H/run-guest.sh" x86_64 test 2>&1)
+rc=$?
+[ "$rc" != 0 ] && grep -q '^hwage-host: boot did not start: HWAGE_HOTPLUG=100M: want a multiple of 128M' "$C/logs/hp.log" &&
+	! ls "$C/logs"/hp.log.mon* >/dev/null 2>&1
+ktap_ok bad_dimm_size_refused $? "$out" "$(cat "$C/logs/hp.log" 2>&1)"
 ktap_done
