@@ -4,6 +4,7 @@
 HWAGE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HWAGE_CACHE=${HWAGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hwage}
 HWAGE_SRC=$HWAGE_CACHE/linux		# unpacked linux-source-6.12, a git repo
+HWAGE_BASE_SRC=$HWAGE_CACHE/linux-base	# its worktree without the series
 HWAGE_LOGS=${HWAGE_LOGS:-$HWAGE_CACHE/logs}
 HWAGE_JOBS=${HWAGE_JOBS:-$(nproc)}
 
@@ -56,12 +57,19 @@ load_target() {
 	# shellcheck source=/dev/null
 	. "$HWAGE_TOP/targets/$arch.conf"
 	HWAGE_ARCH=$arch
-	# the kernel flavour: prod (benchmarks, demo), debug (make test), kasan
+	# the kernel flavour: prod (benchmarks, demo), debug (make test), kasan,
+	# base (the debug kernel without the series, for make kselftest); the
+	# tree it builds from: HWAGE_KSRC
 	HWAGE_KERNEL=${HWAGE_KERNEL:-prod}
+	HWAGE_KSRC=$HWAGE_SRC
 	case "$HWAGE_KERNEL" in
 	prod) HWAGE_BUILD=$HWAGE_CACHE/build-$arch ;;
 	debug|kasan) HWAGE_BUILD=$HWAGE_CACHE/build-$arch-$HWAGE_KERNEL ;;
-	*) die "HWAGE_KERNEL=$HWAGE_KERNEL: want prod, debug or kasan" ;;
+	base)
+		HWAGE_BUILD=$HWAGE_CACHE/build-$arch-base
+		HWAGE_KSRC=$HWAGE_BASE_SRC
+		;;
+	*) die "HWAGE_KERNEL=$HWAGE_KERNEL: want prod, debug, kasan or base" ;;
 	esac
 	# the build's name in logs: x86_64, x86_64-debug, ...
 	HWAGE_KNAME=$arch$([ "$HWAGE_KERNEL" = prod ] || echo "-$HWAGE_KERNEL")
