@@ -27,13 +27,15 @@ APT=(apt-get -q -o APT::Architecture="$DEB_ARCH" -o APT::Architectures="$DEB_ARC
 # mirror in the middle of a sync says "File has unexpected size") is tried
 # again once; then, if lists from an earlier refresh are there, they are
 # used with a warning, since the packages they name are still served or
-# already downloaded; without any lists it is an error.
+# already downloaded (on a new machine: the indexes of this update that did
+# download, e.g. all but the security suite's while its mirror syncs);
+# without any lists it is an error.
 if [ -z "$(find "$APTD/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
 	if ! step "apt lists for $DEB_ARCH" logged "$HWAGE_LOGS/apt-$DEB_ARCH.log" "${APT[@]}" update &&
 	   ! { sleep 10; step "apt lists for $DEB_ARCH, again" logged "$HWAGE_LOGS/apt-$DEB_ARCH.log" "${APT[@]}" update; }; then
 		[ -n "$(find "$APTD/lists" -maxdepth 1 -name '*Packages*' 2>/dev/null | head -n 1)" ] ||
 			die "apt-get update for $DEB_ARCH failed (see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
-		info "warning: apt-get update for $DEB_ARCH failed; using the lists of an earlier update (see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
+		info "warning: apt-get update for $DEB_ARCH failed; using the package lists there are, from this update's indexes that did download or an earlier update (see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
 	fi
 fi
 
