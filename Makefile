@@ -17,6 +17,9 @@ S := harness
 ##   test-full       make test with every test in every boot (t13-t17's long
 ##                   workload comparisons too; longer than 40 minutes)
 ##   test-kasan      the same on debug kernels with KASAN (slower)
+##   kselftest       the kernel's own selftests (cgroup, mm; guest/kselftest/
+##                   list) on the unpatched and the patched debug kernels,
+##                   counter aging off and on, side by side (both targets)
 ##   stress          t21-stress for 10 minutes a target on the debug kernels
 ##                   (HWAGE_STRESS_SECS sets the time)
 ##   bench           A/B benchmark: base, hca, hca-s16, hca-noref at 1.2x,
@@ -52,7 +55,7 @@ tree: setup
 kernel: tree
 	@bash $(S)/build-kernel.sh $(ARCH)
 
-initramfs: setup
+initramfs: tree
 	@bash $(S)/mkinitramfs.sh $(ARCH)
 
 boot: kernel initramfs
@@ -69,6 +72,9 @@ test-kasan:
 
 stress:
 	@bash $(S)/stress.sh
+
+kselftest:
+	@bash $(S)/kselftest.sh
 
 demo:
 	@bash $(S)/demo.sh
@@ -108,4 +114,4 @@ clean:
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all help setup tree kernel initramfs boot test test-full test-kasan stress demo emulator bench bench-short bench-scale bench-emulator check-series clean distclean
+.PHONY: all help setup tree kernel initramfs boot test test-full test-kasan stress kselftest demo emulator bench bench-short bench-scale bench-emulator check-series clean distclean

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # One scored boot of make test: boot ARCH with the counter-engine SCENARIO
 # (HWAGE_HCA: on, off, chaos, badmagic, badsize, badtable; see run-guest.sh; or radix,
-# below), run the guest tests, and summarise this boot's log with
+# stress, kselftest, hotplug, below), run the guest tests, and summarise this boot's log with
 # ktap-summary.awk; with SCENARIO "on", also check t13's hot set against
 # this boot's ground truth.
 #   boot-test.sh ARCH SCENARIO
@@ -20,7 +20,7 @@ S=$HWAGE_TOP/harness
 [ $# = 2 ] || die "usage: $0 ARCH SCENARIO"
 arch=$1
 hca=$2
-label=$arch/hca=$hca
+label=$arch$([ "${HWAGE_KERNEL:-}" != base ] || echo -base)/hca=$hca
 log=$HWAGE_LOGS/guest-$arch-test$([ "$hca" = off ] || echo "-hca-$hca")-$(date +%Y%m%d-%H%M%S).log
 # SCENARIO radix (ppc64le): the plugin counting, the guest on the radix MMU
 # (the kernel's default here is the hash MMU, which has no PMD-sized THP
@@ -43,6 +43,35 @@ if [ "$hca" = stress ]; then
 	stress=1
 	export HWAGE_CMDLINE="hwage.only=t21 hwage.stress_secs=$secs hwage.timeout=$((secs + 300)) ${HWAGE_CMDLINE:-}"
 	export HWAGE_TIMEOUT=$((secs + 600))
+fi
+
+# SCENARIO kselftest: the kernel's own selftests (t22-kselftest, the
+# programs of guest/kselftest/list) on a 1 GiB ext4 disk in a 2 GiB guest, with the plugin
+# counting: counter aging off, then on; on HWAGE_KERNEL=base (the unpatched
+# kernel, make kselftest) without the counter device, once ("stock").
+# HWAGE_KSELFTEST_RECORD=1 accepts cases that guest/kselftest/expect-ARCH
+# does not know yet (make kselftest records the unpatched kernel's).
+if [ "$hca" = kselftest ]; then
+	hca=on
+	[ "$HWAGE_KERNEL" != base ] || hca=off
+	kselftest=1
+	export HWAGE_DISK=${HWAGE_DISK:-1G}
+	# 2 GiB of RAM: mm/khugepaged's collapse_compound_extreme makes 512
+	# THPs one after the other, which a 1 GiB guest runs out of
+	export HWAGE_GUEST_MEM=${HWAGE_GUEST_MEM:-2G}
+	export HWAGE_CMDLINE="hwage.only=t01,t22 hwage.timeout=5400 hwage.kselftest_record=${HWAGE_KSELFTEST_RECORD:-0} ${HWAGE_CMDLINE:-}"
+	export HWAGE_TIMEOUT=${HWAGE_TIMEOUT:-6000}
+fi
+
+# SCENARIO hotplug (x86_64): the plugin counting, a 512 MiB pc-dimm plugged
+# while t23-hotplug runs (HWAGE_HOTPLUG, see run-guest.sh), past the
+# counter table.
+if [ "$hca" = hotplug ]; then
+	[ "$arch" = x86_64 ] || die "scenario hotplug is for x86_64 only"
+	hca=on
+	hotplug=1
+	export HWAGE_HOTPLUG=512M
+	export HWAGE_CMDLINE="hwage.only=t01,t23 hwage.hotplug_mb=512 ${HWAGE_CMDLINE:-}"
 fi
 
 # The tests each scenario runs (hwage.only=), unless HWAGE_CMDLINE names
@@ -80,7 +109,7 @@ esac
 
 # t13 is scored against the ground truth only with the plugin counting.
 truth=0
-[ "$hca" = on ] && [ -z "${radix:-}${stress:-}" ] && [ "$set" = full ] && truth=1
+[ "$hca" = on ] && [ -z "${radix:-}${stress:-}${kselftest:-}${hotplug:-}" ] && [ "$set" = full ] && truth=1
 # boot WHAT: boot into $log and run the guest tests; sets rc
 boot() {
 	step "boot $arch (hca=$hca)$1 and run the guest tests" \
