@@ -5,7 +5,8 @@
 #   N passed, N failed
 # HWAGE_ARCHS picks the targets (default: ppc64le x86_64), HWAGE_HCA_BOOTS
 # the counter-engine scenarios booted for each (default: on chaos
-# badmagic badsize badtable, and radix on ppc64le; see harness/run-guest.sh and
+# badmagic badsize badtable, radix on ppc64le, hotplug on x86_64; see
+# harness/run-guest.sh and
 # harness/boot-test.sh), each booted and scored by harness/boot-test.sh.
 # The kernels booted are the debug flavour (HWAGE_KERNEL=debug: lockdep,
 # DEBUG_VM, list debugging, lockup detectors, panic_on_warn; see
@@ -74,6 +75,9 @@ for arch in $ARCHS; do
 	# (KASAN kernels boot ppc64le on the radix MMU anyway)
 	[ "$arch" != ppc64le ] || [ -n "${HWAGE_HCA_BOOTS:-}" ] || [ "$HWAGE_KERNEL" = kasan ] ||
 		boots="$boots radix"
+	# x86_64: one more boot with a DIMM plugged past the counter table
+	# (t23-hotplug, boot-test.sh)
+	[ "$arch" != x86_64 ] || [ -n "${HWAGE_HCA_BOOTS:-}" ] || boots="$boots hotplug"
 	for hca in $boots; do
 		out=$(mktemp)
 		bash "$S/boot-test.sh" "$arch" "$hca" | tee "$out"
