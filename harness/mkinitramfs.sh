@@ -15,6 +15,11 @@ set -u
 [ $# -eq 1 ] || die "usage: $0 ARCH"
 load_target "$1"
 command -v "$GUEST_CC" >/dev/null || die "$GUEST_CC not found (run harness/setup.sh)"
+# one build of a target's image at a time (make kselftest and make test
+# side by side would pack the same root at once)
+mkdir -p "$HWAGE_GUEST"
+exec 9>"$HWAGE_GUEST/.lock"
+flock 9
 
 BIN=$HWAGE_GUEST/out
 ROOT=$HWAGE_GUEST/root

@@ -3,7 +3,10 @@
  * Stress, nothing lost: for hwage.stress_secs seconds (20 by default; make
  * stress runs 600), at once:
  *  - two verifying loads (guest/lib/vload.h), each in a memory cgroup at
- *    three times its limit, swapping to zram;
+ *    three times its limit (hwage.stress_mb=, 72 MiB, over 24 MiB; make
+ *    test's quick set takes 48: a load stops after the pass under way, and
+ *    a pass of 72 MiB takes over a minute on a debug kernel under TCG),
+ *    swapping to zram;
  *  - OOM kills: a process that allocates twice its cgroup's limit with no
  *    swap allowed (memory.swap.max=0), started again each time the kernel
  *    kills it;
@@ -45,6 +48,7 @@
 #define CG_OOM CG_ROOT "/hwage-t21oom"
 #define CG_NG CG_ROOT "/hwage-t21ng"
 #define LIMIT_MB 24
+/* the verifying loads' size by default (hwage.stress_mb=) */
 #define TOUCH_MB 72
 #define STRESS_NG "/usr/bin/stress-ng"
 
@@ -120,6 +124,7 @@ int main(void)
 {
 	char saved[NR_KNOBS][64], lru_gen[64], path[128];
 	int secs = atoi(kparam("stress_secs", "20"));
+	int touch_mb = atoi(kparam("stress_mb", "72"));
 	/* what is flipped: hwage.stress_flip=knobs (default), lru, all or none */
 	const char *flip = kparam("stress_flip", "knobs");
 	int flip_knobs = !strcmp(flip, "all") || !strcmp(flip, "knobs");
@@ -132,8 +137,12 @@ int main(void)
 	ktap_begin("stress", 6);
 	if (secs < 1)
 		secs = 20;
+	/* above the limit, so that the loads swap */
+	if (touch_mb <= LIMIT_MB)
+		touch_mb = TOUCH_MB;
 	rng ^= (uint64_t)time(NULL);
-	ktap_diag("%d s, seed %#llx", secs, (unsigned long long)rng);
+	ktap_diag("%d s, loads of %d MiB over %d MiB limits, seed %#llx", secs, touch_mb, LIMIT_MB,
+		  (unsigned long long)rng);
 	for (i = 0; i < (int)NR_KNOBS; i++) {
 		snprintf(path, sizeof(path), HCA_DIR "%s", knobs[i].name);
 		if (read_file(path, saved[i], sizeof(saved[i])) <= 0)
@@ -154,8 +163,8 @@ int main(void)
 	if (read_file("/proc/swaps", path, sizeof(path)) > 0)
 		ktap_diag("swap: %s", strchr(path, '\n') ? strchr(path, '\n') + 1 : path);
 	have_ng = !access(STRESS_NG, X_OK);
-	a = vload_start(CG_A, TOUCH_MB);
-	b = vload_start(CG_B, TOUCH_MB);
+	a = vload_start(CG_A, touch_mb);
+	b = vload_start(CG_B, touch_mb);
 	oom = start_oom();
 	if (have_ng)
 		ng = start_stress_ng(secs);
