@@ -37,7 +37,7 @@
 
 /* seconds to wait for a killed group to die before giving up on it */
 #define RUN_KILL_WAIT 10
-/* seconds to wait for the output to close once the program is gone */
+/* seconds without output after which a gone program's output is given up */
 #define RUN_DRAIN_WAIT 2
 
 struct run_outcome {
@@ -259,15 +259,23 @@ static inline int run_program(char *const argv[], int timeout,
 	 * The rest of the output: the group is gone, so the pipe closes
 	 * unless a process that left the group holds it; do not wait for that.
 	 */
-	for (drain = now_s(); !eof && now_s() - drain < RUN_DRAIN_WAIT;) {
+	for (drain = now_s(); !eof && now_s() - drain < RUN_DRAIN_WAIT &&
+	     now_s() - t0 < timeout + RUN_KILL_WAIT + 60;) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		ssize_t n;
 
 		if (poll(&p, 1, 100) <= 0)
 			continue;
 		n = read(pfd[0], data, sizeof(data));
-		if (n > 0)
+		/*
+		 * What the program wrote before it exited is still coming
+		 * (a pipe's worth, which the caller may pass on to a slow
+		 * serial console): wait RUN_DRAIN_WAIT from the last data.
+		 */
+		if (n > 0) {
+			drain = now_s();
 			run_feed(&b, data, n, 0, line, arg, o);
+		}
 		else if (n == 0 || errno != EINTR)
 			eof = 1;
 	}
