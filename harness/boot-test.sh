@@ -48,12 +48,18 @@ fi
 # SCENARIO kselftest: the kernel's own selftests (t22-kselftest, the
 # programs of guest/kselftest/list) on a 1 GiB ext4 disk in a 2 GiB guest, with the plugin
 # counting: counter aging off, then on; on HWAGE_KERNEL=base (the unpatched
-# kernel, make kselftest) without the counter device, once ("stock").
+# kernel, make kselftest), with the same device and plugin but no driver
+# for them, once ("stock").
 # HWAGE_KSELFTEST_RECORD=1 accepts cases that guest/kselftest/expect-ARCH
 # does not know yet (make kselftest records the unpatched kernel's).
 if [ "$hca" = kselftest ]; then
+	# the unpatched kernel too boots with the plugin counting and the
+	# table's device (which it has no driver for): the plugin slows the
+	# guest's memory accesses, and test_memcontrol's memory.min, low and
+	# reclaim cases pass or fail by that alone (x86_64, 2026-12-05: the
+	# unpatched kernel fails the three with the plugin, passes them
+	# without; the patched kernel without it passes them too)
 	hca=on
-	[ "$HWAGE_KERNEL" != base ] || hca=off
 	kselftest=1
 	export HWAGE_DISK=${HWAGE_DISK:-1G}
 	# 2 GiB of RAM: mm/khugepaged's collapse_compound_extreme makes 512
