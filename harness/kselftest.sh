@@ -30,15 +30,6 @@ failed=0
 skipped=0
 summary=()
 
-count() {
-	local p f s
-	read -r p f s < <(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' <<<"$1")
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-1}))
-	skipped=$((skipped + ${s:-0}))
-	summary+=("$1")
-}
-
 # boot KERNEL ARCH: boot-test.sh's kselftest scenario on that kernel; sets
 # the log it wrote in $boot_log, counts its summary
 boot() {

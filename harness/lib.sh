@@ -76,6 +76,18 @@ load_target() {
 	HWAGE_GUEST=$HWAGE_CACHE/guest-$arch
 }
 
+# count LINE: add a "LABEL: N passed, N failed, N skipped" line to the
+# caller's passed, failed, skipped and summary (a line without the
+# figures counts as one failure).
+count() {
+	local p f s
+	read -r p f s < <(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' <<<"$1")
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-1}))
+	skipped=$((skipped + ${s:-0}))
+	summary+=("$1")
+}
+
 # Hash of files' contents (for stamps), independent of mtimes.
 content_hash() {
 	cat "$@" 2>/dev/null | sha256sum | cut -c1-16

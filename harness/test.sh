@@ -40,15 +40,6 @@ failed=0
 skipped=0
 summary=()
 
-count() {
-	local line=$1 p f s
-	read -r p f s < <(sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' <<<"$line")
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-1}))
-	skipped=$((skipped + ${s:-0}))
-	summary+=("$line")
-}
-
 # Host tests (harness/host-tests.sh): its last line is counted.
 host_tests() {
 	local out
