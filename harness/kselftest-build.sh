@@ -8,7 +8,7 @@
 #   kselftest-build.sh ARCH
 # The series does not touch tools/, so the patched and the unpatched kernel
 # (make kselftest) run the same programs. Rebuilt only when the list, the
-# tree or the compiler changed.
+# compiler, or the tree's selftests or uapi headers changed.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -24,8 +24,12 @@ HDR=$HWAGE_GUEST/kselftest-hdr
 progs=$(sed 's/#.*//' "$LIST" | awk 'NF { print $1 }' | sort -u)
 [ -n "$progs" ] || die "$LIST names no program"
 
-stamp=$( (cat "$LIST"; git -C "$HWAGE_SRC" rev-parse HEAD; "$GUEST_CC" --version | head -n 1) |
-	sha256sum | cut -c1-16)
+# the stamp: the list, the compiler, and the tree's selftests and uapi
+# headers (git tree ids), not its HEAD: a change of the series elsewhere
+# rebuilds nothing here
+stamp=$( (cat "$LIST"; "$GUEST_CC" --version | head -n 1
+	git -C "$HWAGE_SRC" rev-parse HEAD:tools/testing/selftests HEAD:include/uapi \
+		"HEAD:arch/$KARCH/include/uapi") | sha256sum | cut -c1-16)
 if [ "$(cat "$OUT/.hwage-stamp" 2>/dev/null)" = "$stamp" ]; then
 	info "$HWAGE_ARCH kselftests up to date ($(wc -w <<<"$progs") programs in $OUT)"
 	exit 0

@@ -6,9 +6,10 @@
 #   kselftest.sh
 # For each target of HWAGE_ARCHS (default: ppc64le x86_64): build the debug
 # kernel (HWAGE_KERNEL=debug) and the same config without the series
-# (HWAGE_KERNEL=base), boot the unpatched one (scenario kselftest, no
-# counter device: "stock"), then the patched one (counter aging off, then
-# on), each on a fresh ext4 disk with swap on zram (harness/boot-test.sh).
+# (HWAGE_KERNEL=base), boot the unpatched one (scenario kselftest: the
+# plugin and its device too, no driver for them; "stock"), then the
+# patched one (counter aging off, then on), each on a fresh ext4 disk with
+# swap on zram (harness/boot-test.sh).
 # In each boot t22-kselftest checks every case against the unpatched
 # kernel's recorded results, guest/kselftest/expect-ARCH.
 #
@@ -16,8 +17,9 @@
 # run's unpatched boot (a new list, a new package), and the patched boot is
 # then checked against it.
 #
-# Prints a table of every case (unpatched, off, on; "<<" marks a
-# difference) and ends with "N passed, N failed" over the boots' results.
+# Prints a table of the cases that are not a pass everywhere (unpatched,
+# off, on; "<<" marks a difference) and the number of the others, and ends
+# with "N passed, N failed" over the boots' results.
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/harness

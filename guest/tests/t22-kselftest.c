@@ -20,9 +20,9 @@
  * everywhere (of every case, when recording) are printed as
  *   # kselftest PROGRAM CASE MODE RESULT
  * lines, which harness/kselftest.sh collects. Of the programs' own output
- * only their failures are passed on (a serial console is slow). A case the expectations
- * give as "any" (a timing-dependent case, with the reason in the file) is
- * reported and not judged.
+ * only their failures are passed on (a serial console is slow). A case
+ * the expectations give as "any" (a timing-dependent case, with the reason
+ * in the file) is reported and not judged.
  *
  * hwage.kselftest_timeout=SECONDS bounds each program's run (default 900).
  * hwage.kselftest_only=PREFIX,... runs only the programs of the list whose
@@ -382,9 +382,8 @@ int main(void)
 		prog_key(p, key, sizeof(key));
 		for (j = 0; j < p->nr_cases; j++) {
 			struct kst_case *c = &p->cases[j];
-			int ok = 1;
-
 			int plain = c->expect == R_PASS || (record && c->expect == R_NONE);
+			int ok = 1;
 
 			for (m = 0; m < nr_modes; m++) {
 				if (c->res[m] != c->res[0])
@@ -403,11 +402,10 @@ int main(void)
 					  nr_modes > 1 ? result_name[c->res[1]] : "");
 				continue;
 			}
-			if (record)
-				;
-			else if (c->expect == R_NONE)
+			/* recording: the modes only, there is no expectation yet */
+			if (!record && c->expect == R_NONE)
 				unknown++;
-			else if (c->res[0] != c->expect)
+			else if (!record && c->res[0] != c->expect)
 				ok = 0;
 			if (!ok) {
 				same = 0;
