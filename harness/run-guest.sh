@@ -133,14 +133,21 @@ not_started() {
 [ -f "$HWAGE_TOP/targets/$arch.conf" ] ||
 	not_started "unknown ARCH '$arch' (targets: $(cd "$HWAGE_TOP/targets" && ls *.conf | sed 's/\.conf//' | tr '\n' ' '))"
 load_target "$arch"
+# bytes SIZE MIN: SIZE as -m takes it (512M, 4G) in bytes, if it is at
+# least MIN bytes; else nothing and status 1
+bytes() {
+	local b
+	b=$(numfmt --from=iec "${1%B}" 2>/dev/null) && [[ "$b" =~ ^[0-9]+$ ]] && [ "$b" -ge "$2" ] &&
+		echo "$b"
+}
 if [ -n "${HWAGE_GUEST_MEM:-}" ]; then
-	mem_bytes=$(numfmt --from=iec "${HWAGE_GUEST_MEM%B}" 2>/dev/null)
-	[[ "$mem_bytes" =~ ^[0-9]+$ ]] && [ "$mem_bytes" -ge $((256 << 20)) ] ||
+	mem_bytes=$(bytes "$HWAGE_GUEST_MEM" $((256 << 20))) ||
 		not_started "HWAGE_GUEST_MEM=$HWAGE_GUEST_MEM: want a size of at least 256M, e.g. 4G"
 	[ "$arch" != x86_64 ] || [ "${HWAGE_HCA:-off}" = off ] || [ "$mem_bytes" -le $((3 << 30)) ] ||
 		not_started "HWAGE_GUEST_MEM=$HWAGE_GUEST_MEM: x86_64 with the counter engine takes at most 3G (RAM above 3 GiB sits above 4 GiB, beyond the table)"
 	GUEST_MEM=$HWAGE_GUEST_MEM
 fi
+mem_bytes=$(bytes "$GUEST_MEM" 1) || not_started "GUEST_MEM=$GUEST_MEM of targets/$arch.conf is not a size"
 case "$MODE" in test|demo|bench|shell) ;; *) not_started "unknown mode '$MODE' (test, demo, bench, shell)";; esac
 
 kernel=$HWAGE_BUILD/$KIMAGE
@@ -161,11 +168,26 @@ esac
 
 table=/dev/shm/hwage-$HWAGE_ARCH-$$.hca
 disk=$HWAGE_CACHE/disk-$HWAGE_ARCH-$$.img
-trap 'rm -f "$table" "$table".* "$disk"' EXIT
+trap 'rm -f "$table" "$table".* "$disk" ${mon:+"$mon.in" "$mon.out"}' EXIT
+
+# HWAGE_HOTPLUG: room for the DIMM in -m, and the monitor
+mem_opt=$GUEST_MEM
+hotplug_args=()
+if [ -n "${HWAGE_HOTPLUG:-}" ]; then
+	[ "$arch" = x86_64 ] || not_started "HWAGE_HOTPLUG is for x86_64 (pc-dimm on -M pc)"
+	[ -n "$log" ] || not_started "HWAGE_HOTPLUG needs a logged boot (test, demo, bench)"
+	hp_bytes=$(bytes "$HWAGE_HOTPLUG" $((128 << 20))) && [ $((hp_bytes % (128 << 20))) = 0 ] ||
+		not_started "HWAGE_HOTPLUG=$HWAGE_HOTPLUG: want a multiple of 128M (a memory block), e.g. 512M"
+	mem_opt="$GUEST_MEM,slots=2,maxmem=$((mem_bytes + hp_bytes))"
+	mon=$log.mon
+	rm -f "$mon.in" "$mon.out"
+	mkfifo "$mon.in" "$mon.out" || not_started "could not make the monitor FIFOs $mon.in, $mon.out"
+	hotplug_args=(-chardev "pipe,id=mon,path=$mon" -mon chardev=mon,mode=readline)
+fi
 
 # The plugin counts guest-physical pages [0, GUEST_MEM): on x86_64 -M pc,
 # RAM above 3 GiB would sit above 4 GiB, beyond the table.
-hca_args=(-m "$GUEST_MEM" -machine "$QEMU_MACHINE")
+hca_args=(-m "$mem_opt" -machine "$QEMU_MACHINE")
 # first_last TEXT: its first 12 lines (the first error), and its last 2
 # (make's verdict) when it is longer.
 first_last() {
@@ -237,7 +259,7 @@ on|chaos)
 badsize)
 	# a well-formed table for a quarter of the RAM, no plugin behind it
 	emulator
-	size=$("$HWAGE_CACHE/emulator/hca-size" -w "$table" "$(($(numfmt --from=iec "$GUEST_MEM") / 4))") ||
+	size=$("$HWAGE_CACHE/emulator/hca-size" -w "$table" "$((mem_bytes / 4))") ||
 		not_started "could not write a table to $table (hca-size -w)"
 	ivshmem_args "$size"
 	;;
@@ -262,30 +284,12 @@ esac
 
 disk_args=()
 if [ -n "${HWAGE_DISK:-}" ]; then
-	disk_bytes=$(numfmt --from=iec "${HWAGE_DISK%B}" 2>/dev/null)
-	[[ "$disk_bytes" =~ ^[0-9]+$ ]] && [ "$disk_bytes" -ge $((64 << 20)) ] ||
+	disk_bytes=$(bytes "$HWAGE_DISK" $((64 << 20))) ||
 		not_started "HWAGE_DISK=$HWAGE_DISK: want a size of at least 64M, e.g. 1G"
 	out=$(truncate -s "$disk_bytes" "$disk" && mkfs.ext4 -q -F -L hwage "$disk" 2>&1) ||
 		not_started "could not make the ext4 disk $disk (mkfs.ext4)" "$out"
 	disk_args=(-drive "file=$disk,format=raw,if=none,id=disk,cache=unsafe"
 		-device virtio-blk-pci,drive=disk)
-fi
-
-hotplug_args=()
-if [ -n "${HWAGE_HOTPLUG:-}" ]; then
-	[ "$arch" = x86_64 ] || not_started "HWAGE_HOTPLUG is for x86_64 (pc-dimm on -M pc)"
-	[ -n "$log" ] || not_started "HWAGE_HOTPLUG needs a logged boot (test, demo, bench)"
-	hp_bytes=$(numfmt --from=iec "${HWAGE_HOTPLUG%B}" 2>/dev/null)
-	[[ "$hp_bytes" =~ ^[0-9]+$ ]] && [ "$hp_bytes" -ge $((128 << 20)) ] &&
-		[ $((hp_bytes % (128 << 20))) = 0 ] ||
-		not_started "HWAGE_HOTPLUG=$HWAGE_HOTPLUG: want a multiple of 128M (a memory block), e.g. 512M"
-	mem_bytes=$(numfmt --from=iec "${GUEST_MEM%B}")
-	# -m RAM,slots=2,maxmem=...: replaces the plain -m of hca_args
-	hca_args[1]="$GUEST_MEM,slots=2,maxmem=$((mem_bytes + hp_bytes))"
-	mon=$log.mon
-	rm -f "$mon.in" "$mon.out"
-	mkfifo "$mon.in" "$mon.out" || not_started "could not make the monitor FIFOs $mon.in, $mon.out"
-	hotplug_args=(-chardev "pipe,id=mon,path=$mon" -mon chardev=mon,mode=readline)
 fi
 
 # hwage.truth=1 tells the guest that its ground-truth snapshot requests
