@@ -35,12 +35,14 @@ fi
 
 # SCENARIO stress (make stress): the plugin counting, t21-stress alone for
 # HWAGE_STRESS_SECS seconds (600 by default), the boot's and the test's
-# timeouts stretched to fit.
+# timeouts stretched to fit, a 256 MiB ext4 disk for stress-ng's swap
+# stressor's swap files.
 if [ "$hca" = stress ]; then
 	secs=${HWAGE_STRESS_SECS:-600}
 	[[ "$secs" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_STRESS_SECS=$secs: want seconds >= 1"
 	hca=on
 	stress=1
+	export HWAGE_DISK=${HWAGE_DISK:-256M}
 	export HWAGE_CMDLINE="hwage.only=t21 hwage.stress_secs=$secs hwage.timeout=$((secs + 300)) ${HWAGE_CMDLINE:-}"
 	export HWAGE_TIMEOUT=$((secs + 600))
 fi

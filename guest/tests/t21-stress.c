@@ -11,9 +11,11 @@
  *    swap allowed (memory.swap.max=0), started again each time the kernel
  *    kills it;
  *  - stress-ng's vm, mmap and fork stressors (with --verify) in a fourth
- *    cgroup, if the initramfs has stress-ng (Debian's, harness/mkinitramfs.sh;
- *    its swap stressor needs a swap file on a disk filesystem, which the
- *    guest has not);
+ *    cgroup, if the initramfs has stress-ng (Debian's, harness/mkinitramfs.sh),
+ *    and its swap stressor (swap files it makes, swaps on and off, and pages
+ *    out to) when the host attached a disk (HWAGE_DISK, which make stress
+ *    does): the stressor needs a disk filesystem for its swap files, and
+ *    the ext4 on /dev/vda is mounted for it;
  *  - every knob of /sys/kernel/debug/hca/ set to a random value in its
  *    range every 20 ms (hca_lru_age on and off among them).
  * hwage.stress_flip=lru instead switches the multi-gen LRU itself off and
@@ -33,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +55,9 @@
 /* the verifying loads' size by default (hwage.stress_mb=) */
 #define TOUCH_MB 72
 #define STRESS_NG "/usr/bin/stress-ng"
+/* the disk of HWAGE_DISK (run-guest.sh makes it ext4), for the swap files */
+#define NG_DISK "/dev/vda"
+#define NG_MNT "/mnt/t21"
 
 /* the knobs and the values in their range (t11-hca-knobs checks them) */
 static const struct {
@@ -101,20 +108,44 @@ static pid_t start_oom(void)
 	return pid;
 }
 
-static pid_t start_stress_ng(int secs)
+/*
+ * The ext4 disk the host attached, mounted for stress-ng's swap files: 1 if
+ * it is there, 0 if the guest has no disk (make test's short run).
+ */
+static int mount_swap_disk(void)
+{
+	struct stat st;
+
+	if (stat(NG_DISK, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	mkdir("/mnt", 0755);
+	mkdir(NG_MNT, 0755);
+	if (mount(NG_DISK, NG_MNT, "ext4", 0, NULL) && errno != EBUSY) {
+		ktap_diag("mount %s on %s: %s: no swap stressor", NG_DISK, NG_MNT, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+static pid_t start_stress_ng(int secs, int swap)
 {
 	char t[32];
+	const char *argv[] = { "stress-ng", "--vm", "1", "--vm-bytes", "32M", "--mmap", "1",
+			       "--mmap-bytes", "16M", "--fork", "1", "--timeout", t,
+			       "--metrics-brief", "--verify",
+			       /* the swap stressor last, left out without a disk */
+			       "--swap", "1", "--temp-path", NG_MNT, NULL };
 	pid_t pid;
 
 	snprintf(t, sizeof(t), "%ds", secs);
+	if (!swap)
+		argv[15] = NULL;
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
 		if (cg_enter(CG_NG))
 			_exit(2);
-		execl(STRESS_NG, "stress-ng", "--vm", "1", "--vm-bytes", "32M",
-		      "--mmap", "1", "--mmap-bytes", "16M", "--fork", "1",
-		      "--timeout", t, "--metrics-brief", "--verify", (char *)NULL);
+		execv(STRESS_NG, (char *const *)argv);
 		_exit(127);
 	}
 	return pid;
@@ -130,7 +161,7 @@ int main(void)
 	int flip_knobs = !strcmp(flip, "all") || !strcmp(flip, "knobs");
 	int flip_lru = !strcmp(flip, "all") || !strcmp(flip, "lru");
 	long long flips = 0, lru_flips = 0, kills = 0, other_deaths = 0;
-	int status, ng_status = -1, i, n, restored = 1, have_ng, intact;
+	int status, ng_status = -1, i, n, restored = 1, have_ng, ng_swap = 0, intact;
 	pid_t a, b, oom, ng = -1, pid;
 	double t0, end;
 
@@ -163,11 +194,16 @@ int main(void)
 	if (read_file("/proc/swaps", path, sizeof(path)) > 0)
 		ktap_diag("swap: %s", strchr(path, '\n') ? strchr(path, '\n') + 1 : path);
 	have_ng = !access(STRESS_NG, X_OK);
+	if (have_ng) {
+		ng_swap = mount_swap_disk();
+		ktap_diag("stress-ng: vm, mmap, fork%s", ng_swap ? ", swap (swap files on " NG_DISK ")" :
+			  " (no disk attached: no swap stressor)");
+	}
 	a = vload_start(CG_A, touch_mb);
 	b = vload_start(CG_B, touch_mb);
 	oom = start_oom();
 	if (have_ng)
-		ng = start_stress_ng(secs);
+		ng = start_stress_ng(secs, ng_swap);
 
 	t0 = now_s();
 	end = t0 + secs;
@@ -235,5 +271,7 @@ int main(void)
 	rmdir(CG_B);
 	rmdir(CG_OOM);
 	rmdir(CG_NG);
+	if (ng_swap)
+		umount(NG_MNT);
 	return ktap_end();
 }
