@@ -43,6 +43,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "hca.h"
 #include "ktap.h"
 #include "runner.h"
@@ -309,6 +310,51 @@ static void run_one(struct kst_prog *p, int mode, int timeout)
 		  why[0] ? ", " : "", why);
 }
 
+/*
+ * cgroup/test_kmem's test_percpu_basic fails on the unpatched kernel too
+ * (guest/kselftest/expect-ARCH): it makes 1000 child memory cgroups and
+ * wants the parent's memory.current within 256 KiB a CPU of its
+ * memory.stat percpu, but creating a cgroup also charges slab objects to
+ * the parent (kernfs nodes of the children's files; on 6.12 also each
+ * memcg's vmstats and per-node lruvec stats, GFP_KERNEL_ACCOUNT). The
+ * same check with memory.stat's slab counted as well (as a selftests patch
+ * proposed upstream in 2026 does) tells whether that is all of the
+ * difference: the case passes if it is.
+ */
+#define PCPU_PARENT CG_ROOT "/hwage-t22-percpu"
+#define PCPU_CHILDREN 1000
+
+static void percpu_with_slab(void)
+{
+	long long current, percpu, slab, err = 4096LL * 64 * sysconf(_SC_NPROCESSORS_ONLN);
+	char child[128];
+	int i, made = 0;
+
+	if (cg_create(PCPU_PARENT, 0) || cg_write(PCPU_PARENT, "cgroup.subtree_control", "+memory")) {
+		ktap_result(0, "test_percpu_basic_with_slab");
+		rmdir(PCPU_PARENT);
+		return;
+	}
+	for (; made < PCPU_CHILDREN; made++) {
+		snprintf(child, sizeof(child), PCPU_PARENT "/child%d", made);
+		if (mkdir(child, 0755))
+			break;
+	}
+	current = cg_read(PCPU_PARENT, "memory.current");
+	percpu = cg_stat(PCPU_PARENT, "memory.stat", "percpu");
+	slab = cg_stat(PCPU_PARENT, "memory.stat", "slab");
+	ktap_diag("%d children: memory.current %lld, percpu %lld (off by %lld), slab %lld: "
+		  "current - percpu - slab = %lld, tolerance %lld",
+		  made, current, percpu, current - percpu, slab, current - percpu - slab, err);
+	for (i = 0; i < made; i++) {
+		snprintf(child, sizeof(child), PCPU_PARENT "/child%d", i);
+		rmdir(child);
+	}
+	rmdir(PCPU_PARENT);
+	ktap_result(made == PCPU_CHILDREN && current > 0 && percpu > 0 && slab >= 0 &&
+		    llabs(current - percpu - slab) < err, "test_percpu_basic_with_slab");
+}
+
 int main(void)
 {
 	int timeout = atoi(kparam("kselftest_timeout", "900"));
@@ -327,7 +373,7 @@ int main(void)
 			  "/kselftest/list names no program");
 		return ktap_end();
 	}
-	ktap_begin("t22-kselftest", 2 + nr_progs);
+	ktap_begin("t22-kselftest", 3 + nr_progs);
 	if (timeout <= 0)
 		timeout = 900;
 	ret = setup_zram_swap(512);
@@ -340,6 +386,7 @@ int main(void)
 		ktap_result(0, "ext4 disk");
 		for (i = 0; i < nr_progs + 1; i++)
 			ktap_skip(i ? progs[i - 1].path : "expectations", "no disk");
+		ktap_skip("test_percpu_basic_with_slab", "no disk");
 		return ktap_end();
 	}
 	ktap_result(1, "ext4 disk");
@@ -424,6 +471,7 @@ int main(void)
 			 fail, skip, any);
 		ktap_result(same && !unknown, name);
 	}
+	percpu_with_slab();
 	ktap_diag("kernel %s %s", u.release, u.machine);
 	return ktap_end();
 }
