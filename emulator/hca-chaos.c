@@ -136,6 +136,11 @@ int main(int argc, char **argv)
 		sleep_ms(20);
 	saved = *hdr;
 	nr = saved.nr_pages;
+	if (saved.flags & HCA_TABLE_FLAG_FORMAT_P10) {
+		fprintf(stderr, "hca-chaos: %s: a POWER10-layout table (format=p10): "
+			"only the plain layout is corrupted\n", argv[1]);
+		return 1;
+	}
 	if (saved.entries_offset + nr * sizeof(*e) > (uint64_t)st.st_size) {
 		fprintf(stderr, "hca-chaos: %s: the table does not fit its file\n", argv[1]);
 		return 1;

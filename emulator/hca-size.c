@@ -85,7 +85,7 @@ static int set_field(struct hca_table_header *hdr, const char *arg)
 static int write_table(const char *path, uint64_t nr_pages, unsigned int shift)
 {
 	struct hca_table_header hdr;
-	uint64_t size = hca_table_size(nr_pages);
+	uint64_t size = hca_table_size(nr_pages, sizeof(struct hca_entry));
 	FILE *f;
 	int i;
 
@@ -133,6 +133,6 @@ int main(int argc, char **argv)
 		perror(out);
 	if (err)
 		return err == -2 ? 2 : 1;
-	printf("%llu\n", (unsigned long long)hca_table_size(ram / page));
+	printf("%llu\n", (unsigned long long)hca_table_size(ram / page, sizeof(struct hca_entry)));
 	return 0;
 }

@@ -15,7 +15,7 @@
  *   -device ivshmem-plain,memdev=hca
  *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
  *           [,decay=100000000][,decay_mode=move][,ifetch=off][,truth=PATH]
- *           [,lines=on][,cache=SIZE][,cache_ways=8]
+ *           [,lines=on][,cache=SIZE][,cache_ways=8][,format=plain]
  *           [,serial=off] -d plugin
  *
  * S is printed by "hca-size 1G 4096" (see hca_table_size()).
@@ -88,6 +88,7 @@ static enum hca_decay_mode decay_mode = HCA_DECAY_MOVE;
 static uint64_t cache_size;		/* cache=, bytes; 0: no cache model */
 static uint64_t cache_ways = 8;		/* cache_ways= */
 static uint64_t cache_sets;		/* cache_size / 64 / cache_ways */
+static bool p10;			/* format=p10: POWER10 entries */
 /*
  * lines=on (the default): an access that continues a sweep through one
  * cache line, i.e. touches the same 64-byte line as the vCPU's previous
@@ -109,8 +110,26 @@ static bool lines = true;
  * and the guest writes the control area and clears entries.
  */
 static struct hca_table_header *hdr;
-static struct hca_entry *entries;
+static struct hca_entry *entries;	/* format=plain */
+static uint64_t *p10_words;		/* format=p10: the same entries */
 static uint64_t table_size;
+
+/*
+ * format=p10: a count field holds m * 4^e, so that fewer than 4^e accesses
+ * added to it would not change it.  The accesses below the field's
+ * precision wait in p10_rest[pfn] until they make a whole step, as the
+ * engine's on-chip cache holds counts until it writes an entry back; they
+ * are dropped when the field's exponent falls (a decay or a guest clear),
+ * so that neither the page's next period nor its next owner inherits them.
+ * An entry's count thus reads the accesses of its period floored to the
+ * field's precision.  p10_rest[pfn] is the waiting accesses in its low
+ * P10_REST_EXP_SHIFT bits and the exponent they waited at above them;
+ * private to the plugin, changed atomically.
+ */
+#define P10_REST_EXP_SHIFT	58
+#define P10_REST_MASK		((1ULL << P10_REST_EXP_SHIFT) - 1)
+static uint64_t *p10_rest;
+static uint64_t p10_count_max;
 
 /*
  * Ground truth (truth=PATH): exact 64-bit access counts per page since the
@@ -239,6 +258,75 @@ static inline void entry_count_add(struct hca_entry *e, uint32_t n)
 					      __ATOMIC_RELAXED));
 }
 
+/* The exponent of a POWER10 entry's count field. */
+static inline uint64_t p10_count_exp(uint64_t word)
+{
+	return HCA_P10_FIELD(word, HCA_P10_COUNT) >> HCA_P10_COUNT_MANT_BITS;
+}
+
+/*
+ * format=p10: add @n accesses to the count of entry @pfn, with those that
+ * waited in p10_rest[pfn] (see there), in one compare-and-swap of the
+ * entry's word; what the new field cannot hold waits again.
+ */
+static void p10_count_add(uint64_t pfn, uint64_t n)
+{
+	uint64_t *w = &p10_words[pfn];
+	uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED), new, want, left;
+	uint64_t rest = __atomic_exchange_n(&p10_rest[pfn], 0, __ATOMIC_RELAXED);
+	uint64_t cur, merged, e, fe, tag;
+
+	do {
+		want = hca_p10_count(old) + n;
+		/* waited at an exponent no higher than the field's: still ours */
+		if (rest >> P10_REST_EXP_SHIFT <= p10_count_exp(old))
+			want += rest & P10_REST_MASK;
+		if (want > p10_count_max)
+			want = p10_count_max;
+		new = hca_p10_set_count(old, want);
+	} while (!__atomic_compare_exchange_n(w, &old, new, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	left = want - hca_p10_count(new);
+	if (!left)
+		return;
+	e = p10_count_exp(new);
+	cur = __atomic_load_n(&p10_rest[pfn], __ATOMIC_RELAXED);
+	do {
+		/*
+		 * Ours and another vCPU's waiting accesses add up, as long as
+		 * the field has not fallen below the exponent they waited at
+		 * (another vCPU's may carry a higher one than ours: its
+		 * update came after ours).
+		 */
+		fe = p10_count_exp(__atomic_load_n(w, __ATOMIC_RELAXED));
+		merged = 0;
+		tag = 0;
+		if (e <= fe) {
+			merged = left;
+			tag = e;
+		}
+		if (cur && cur >> P10_REST_EXP_SHIFT <= fe) {
+			merged += cur & P10_REST_MASK;
+			if (cur >> P10_REST_EXP_SHIFT > tag)
+				tag = cur >> P10_REST_EXP_SHIFT;
+		}
+		if (merged)
+			merged |= tag << P10_REST_EXP_SHIFT;
+	} while (!__atomic_compare_exchange_n(&p10_rest[pfn], &cur, merged, true,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+}
+
+/* Add @n counted accesses to the entry of @pfn, in the table's layout. */
+static inline void table_count_add(uint64_t pfn, uint64_t n)
+{
+	if (p10)
+		p10_count_add(pfn, n);
+	else
+		entry_count_add(&entries[pfn], n > HCA_COUNT_MAX ? HCA_COUNT_MAX : n);
+}
+
 static void pending_flush(struct hca_vcpu *v)
 {
 	unsigned int i;
@@ -247,8 +335,7 @@ static void pending_flush(struct hca_vcpu *v)
 		struct hca_pending *p = &v->pending[i];
 
 		if (p->n)
-			entry_count_add(&entries[p->pfn],
-					p->n > HCA_COUNT_MAX ? HCA_COUNT_MAX : p->n);
+			table_count_add(p->pfn, p->n);
 		p->n = 0;
 	}
 }
@@ -259,8 +346,7 @@ static inline void pending_add(struct hca_vcpu *v, uint64_t pfn)
 
 	if (p->pfn != pfn) {
 		if (p->n)
-			entry_count_add(&entries[p->pfn],
-					p->n > HCA_COUNT_MAX ? HCA_COUNT_MAX : p->n);
+			table_count_add(p->pfn, p->n);
 		p->pfn = pfn;
 		p->n = 0;
 	}
@@ -295,7 +381,20 @@ static void table_decay(void)
 {
 	uint64_t i;
 
-	for (i = 0; i < nr_pages; i++) {
+	/*
+	 * format=p10: the counts, the age and the generation bit are one
+	 * word, replaced in one compare-and-swap (hca_p10_decay()); a guest
+	 * clear or carry meanwhile is decayed, never undone.
+	 */
+	for (i = 0; p10 && i < nr_pages; i++) {
+		uint64_t *w = &p10_words[i];
+		uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED);
+
+		while (!__atomic_compare_exchange_n(w, &old, hca_p10_decay(old, decay_mode),
+						    true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			;
+	}
+	for (i = 0; !p10 && i < nr_pages; i++) {
 		struct hca_entry *e = &entries[i];
 		uint64_t *pair = entry_pair(e);
 		uint64_t old = __atomic_load_n(pair, __ATOMIC_RELAXED);
@@ -723,7 +822,11 @@ static int table_setup(void)
 	struct stat st;
 	int fd;
 
-	table_size = hca_table_size(nr_pages);
+	uint32_t flags = (decay_mode == HCA_DECAY_SHIFT ? HCA_TABLE_FLAG_DECAY_SHIFT : 0) |
+			 (cache_size ? HCA_TABLE_FLAG_MEMORY_SIDE : 0) |
+			 (p10 ? HCA_TABLE_FLAG_FORMAT_P10 : 0);
+
+	table_size = hca_table_size(nr_pages, hca_entry_size(flags));
 	fd = open(table_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0 || fstat(fd, &st)) {
 		fprintf(stderr, "hca: table=%s: %s\n", table_path,
@@ -751,10 +854,17 @@ static int table_setup(void)
 		return -1;
 	}
 	memset(hdr, 0, table_size);
-	hca_header_init(hdr, nr_pages, page_shift, decay_insns, sample,
-			(decay_mode == HCA_DECAY_SHIFT ? HCA_TABLE_FLAG_DECAY_SHIFT : 0) |
-			(cache_size ? HCA_TABLE_FLAG_MEMORY_SIDE : 0));
+	hca_header_init(hdr, nr_pages, page_shift, decay_insns, sample, flags);
 	entries = (struct hca_entry *)((char *)hdr + hdr->entries_offset);
+	p10_words = (uint64_t *)entries;
+	if (p10) {
+		p10_count_max = hca_p10_max(HCA_P10_COUNT_MANT_BITS);
+		p10_rest = calloc(nr_pages, sizeof(*p10_rest));
+		if (!p10_rest) {
+			fprintf(stderr, "hca: format=p10: out of memory\n");
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -780,6 +890,11 @@ static int table_setup(void)
  *                   struct hca_cache_line); a power of two, at least one
  *                   set of cache_ways 64-byte lines, at most 1G
  *   cache_ways=N    lines per set of that cache, 1 to 64 (8)
+ *   format=plain|p10  the entries' layout (plain): plain, struct hca_entry
+ *                   (32-bit counts, a 32-bit age); p10, the POWER10 engine's
+ *                   8-byte entries, counts in a floating form with its loss
+ *                   of precision and saturation, a 3-bit age (see
+ *                   HCA_TABLE_FLAG_FORMAT_P10 in the table's header)
  */
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -861,6 +976,13 @@ static int parse_option(const char *opt)
 		if (!parse_u64(val, &v) || !v || v > 64)
 			return bad_value(key, val, "want N from 1 to 64");
 		cache_ways = v;
+	} else if (!strcmp(key, "format")) {
+		if (!strcmp(val, "plain"))
+			p10 = false;
+		else if (!strcmp(val, "p10"))
+			p10 = true;
+		else
+			return bad_value(key, val, "want plain or p10");
 	} else if (!strcmp(key, "ifetch")) {
 		if (!qemu_plugin_bool_parse(key, val, &on))
 			return bad_value(key, val, "want on or off");
@@ -970,10 +1092,10 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
 		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
 		 " decay_mode=%s cache=%" PRIu64 " cache_ways=%" PRIu64
-		 " lines=%s serial=%s%s%s\n", table_path, table_size,
+		 " format=%s lines=%s serial=%s%s%s\n", table_path, table_size,
 		 nr_pages, page_size, sample, decay_insns,
 		 decay_mode == HCA_DECAY_SHIFT ? "shift" : "move",
-		 cache_size, cache_ways,
+		 cache_size, cache_ways, p10 ? "p10" : "plain",
 		 lines ? "on" : "off", serial ? "on" : "off",
 		 truth_path ? " truth=" : "", truth_path ? truth_path : "");
 	qemu_plugin_outs(msg);

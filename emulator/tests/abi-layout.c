@@ -5,7 +5,8 @@
  *
  *	struct NAME SIZE
  *	field NAME.FIELD OFFSET SIZE	every field, in declaration order
- *	const NAME VALUE		every constant, in decimal
+ *	const NAME VALUE		every constant, in decimal (function-like
+ *					macros are not constants)
  *
  * C cannot enumerate a struct's fields, so they are listed by hand here;
  * abi.sh checks that the fields cover every byte of each struct and that
@@ -61,5 +62,22 @@ int main(void)
 	CONST(HCA_AGE_MAX);
 	CONST(HCA_TABLE_FLAG_DECAY_SHIFT);
 	CONST(HCA_TABLE_FLAG_MEMORY_SIDE);
+	CONST(HCA_TABLE_FLAG_FORMAT_P10);
+	CONST(HCA_P10_COUNT_SHIFT);
+	CONST(HCA_P10_COUNT_BITS);
+	CONST(HCA_P10_COUNT_MANT_BITS);
+	CONST(HCA_P10_AGE_SHIFT);
+	CONST(HCA_P10_AGE_BITS);
+	CONST(HCA_P10_GEN_SHIFT);
+	CONST(HCA_P10_GEN_BITS);
+	CONST(HCA_P10_PREV_SHIFT);
+	CONST(HCA_P10_PREV_BITS);
+	CONST(HCA_P10_PREV_MANT_BITS);
+	CONST(HCA_P10_TIME_SHIFT);
+	CONST(HCA_P10_TIME_BITS);
+	CONST(HCA_P10_SOCKET_SHIFT);
+	CONST(HCA_P10_SOCKET_BITS);
+	CONST(HCA_P10_EXP_BITS);
+	CONST(HCA_P10_AGE_MAX);
 	return 0;
 }

@@ -163,7 +163,8 @@ problems=$(
 		[ -n "${SSIZE[$s]+set}" ] || echo "struct $s of the header is not in abi-layout.c"
 	done
 	guard=$(sed -n 's/^#ifndef \([A-Za-z0-9_]*\)$/\1/p' "$HDR" 2>/dev/null | head -n 1)
-	for c in $(sed -n 's/^#define[[:space:]]\+\([A-Za-z0-9_]\+\).*/\1/p' "$HDR" 2>/dev/null); do
+	# object-like macros: the name is not followed by "("
+	for c in $(sed -n 's/^#define[[:space:]]\+\([A-Za-z0-9_]\+\)\([^(A-Za-z0-9_].*\)\{0,1\}$/\1/p' "$HDR" 2>/dev/null); do
 		[ "$c" = "$guard" ] || [ -n "${CONST[$c]+set}" ] ||
 			echo "constant $c of the header is not in abi-layout.c"
 	done

@@ -59,10 +59,38 @@ emu_u64() {
 	od -A n -t u8 -j "$2" -N 8 --endian=little "$1" | tr -d ' '
 }
 
-# emu_entry FILE PFN: "count prev_count age" of entry PFN.
+# emu_entry FILE PFN: "count prev_count age" of entry PFN, in either
+# layout: the header's flags (offset 76) say whether the entries are the
+# POWER10 layout's (HCA_TABLE_FLAG_FORMAT_P10, 4), decoded here from the
+# header's description: the 64-bit word's top 16 bits (IBM bits 0-15) are
+# the count, 4-bit exponent e over a 12-bit mantissa m, m * 4^e; the next
+# 16 (bits 16-31) the age (3 bits), the generation bit and prev_count (4-bit
+# exponent over an 8-bit mantissa).
 emu_entry() {
+	local hi mid
+	if (($(emu_u32 "$1" 76) & 4)); then
+		hi=$(od -A n -t u2 -j $((4096 + 8 * $2 + 6)) -N 2 --endian=little "$1" | tr -d ' ')
+		mid=$(od -A n -t u2 -j $((4096 + 8 * $2 + 4)) -N 2 --endian=little "$1" | tr -d ' ')
+		echo "$(((hi & 4095) << (2 * (hi >> 12)))) $(((mid & 255) << (2 * (mid >> 8 & 15)))) $((mid >> 13))"
+		return
+	fi
 	local off=$((4096 + 16 * $2))
 	echo "$(emu_u32 "$1" $off) $(emu_u32 "$1" $((off + 4))) $(emu_u32 "$1" $((off + 8)))"
+}
+
+# emu_p10_gen FILE PFN: the generation bit (IBM bit 19) of a POWER10 entry.
+emu_p10_gen() {
+	local mid
+	mid=$(od -A n -t u2 -j $((4096 + 8 * $2 + 4)) -N 2 --endian=little "$1" | tr -d ' ')
+	echo $((mid >> 12 & 1))
+}
+
+# p10_floor N: N floored to what a POWER10 count field holds (4095 * 4^15 at most).
+p10_floor() {
+	local n=$1 e=0
+	while ((e < 15 && (n >> (2 * e)) > 4095)); do e=$((e + 1)); done
+	(((n >> (2 * e)) > 4095)) && n=$((4095 << (2 * e)))
+	echo $(((n >> (2 * e)) << (2 * e)))
 }
 
 # emu_poke32 FILE OFFSET VALUE: write a little-endian u32 into the table in

@@ -39,6 +39,8 @@ cases=(
 	"decay_empty decay $T,$R,decay="
 	"decay_mode_bad decay_mode $T,$R,decay_mode=halve"
 	"decay_mode_empty decay_mode $T,$R,decay_mode="
+	"format_bad format $T,$R,format=p9"
+	"format_empty format $T,$R,format="
 	"cache_not_power_of_two cache $T,$R,cache=3000"
 	"cache_too_big cache $T,$R,cache=2G"
 	"cache_below_one_set cache $T,$R,cache=256"
@@ -55,7 +57,7 @@ cases=(
 )
 
 # the options random values go to, and the characters they are made of
-RANDOM_KEYS="ram page sample decay decay_mode cache cache_ways ifetch lines serial truth"
+RANDOM_KEYS="ram page sample decay decay_mode cache cache_ways ifetch lines serial truth format"
 RANDOM_PER_KEY=3
 RANDOM_CHARS='0123456789kKmMgGtTxX-+.,=onfy '
 
