@@ -32,14 +32,20 @@
 #   hca-gap        hca-noref with the kmeans-gap classifier (3)
 #   hca-share      counter aging with the share classifier (hca: k-means)
 #   hca-linear     counter aging with the linear classifier (the RFC's)
+#   hca-p10        hca-noref on a table in the POWER10 entry layout
+#                  (the plugin's format=p10: counts floored to m * 4^e,
+#                  prev_count coarser still, ages up to 7)
+#   hca-mem        hca-noref on memory-side counts (the plugin's
+#                  cache=8M,cache_ways=16: only the accesses that miss a
+#                  modelled 8 MiB cache per vCPU count)
 #   unconstrained  no memory limit: the ceiling
 #
 # Settings (environment):
 #   HWAGE_BENCH_ARCHS      targets (ppc64le x86_64)
 #   HWAGE_BENCH_RUNS       boots per configuration (10)
 #   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-noref; hca-prevgen, hca-tiers, hca-gap,
-#                          hca-share, hca-linear and unconstrained on
-#                          request)
+#                          hca-share, hca-linear, hca-p10, hca-mem and
+#                          unconstrained on request)
 #   HWAGE_BENCH_WORKLOADS  (hotcold,memcached)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
@@ -96,8 +102,8 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear unconstrained)" ;;
+	case $c in base|hca|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
@@ -123,15 +129,18 @@ series=$(cd "$HWAGE_TOP" && git log -1 --format=%h -- patches 2>/dev/null)
 # $OUT/rows/ID.msg
 boot() {
 	local arch=$1 scale=$2 run=$3 config=$4 log rc why t id=$1-x$2-$3-$4 guest_config=$4
-	local sample=${HWAGE_HCA_SAMPLE:-1} truth=1
+	local sample=${HWAGE_HCA_SAMPLE:-1} truth=1 opts=${HWAGE_HCA_OPTS:-}
 	local msg=$OUT/rows/$id.msg
-	if [ "$config" = hca-s16 ]; then
-		guest_config=hca sample=16 truth=0
-	fi
+	case $config in
+	hca-s16) guest_config=hca sample=16 truth=0 ;;
+	# the guest runs them as hca-noref, the plugin counts otherwise
+	hca-p10) guest_config=hca-noref opts=format=p10${opts:+,$opts} ;;
+	hca-mem) guest_config=hca-noref opts=cache=8M,cache_ways=16${opts:+,$opts} ;;
+	esac
 	# a log of this boot's own: only what it wrote is collected
 	log=$HWAGE_LOGS/guest-$arch-bench-hca-on-$config-x$scale-run$run-$(date +%Y%m%d-%H%M%S)-$BASHPID.log
 	t=$EPOCHSECONDS
-	HWAGE_LOG=$log HWAGE_HCA=on HWAGE_HCA_TRUTH=$truth HWAGE_HCA_SAMPLE=$sample \
+	HWAGE_LOG=$log HWAGE_HCA=on HWAGE_HCA_TRUTH=$truth HWAGE_HCA_SAMPLE=$sample HWAGE_HCA_OPTS=$opts \
 		HWAGE_ICOUNT=$ICOUNT HWAGE_GUEST_MEM=$((scale * mem_mib))M \
 		HWAGE_CMDLINE="hwage.config=$guest_config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS hwage.scale=$scale" \
 		bash "$S/run-guest.sh" "$arch" bench >"$OUT/rows/$id.boot" 2>&1
@@ -155,7 +164,8 @@ boot() {
 		} >>"$msg"
 		echo "$arch $config run $run: exit status $rc$(grep -aq 'hwage-bench-error' "$log" && echo ", hwage-bench-error") ($log)" >"$OUT/rows/$id.bad"
 	fi
-	# the guest knows hca-s16 as hca: the third column says which it was
+	# the guest knows hca-s16 as hca, hca-p10 and hca-mem as hca-noref: the
+	# third column says which it was
 	bash "$HWAGE_TOP/bench/rows.sh" "$arch" "$run" "$series" "$log" |
 		sed "s/^\([^,]*,[^,]*,\)$guest_config,/\1$config,/" >"$OUT/rows/$id.csv"
 	grep -a '^hwage-bench ' "$log" | tr -d '\r' |

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # One scored boot of make test: boot ARCH with the counter-engine SCENARIO
 # (HWAGE_HCA: on, off, chaos, badmagic, badsize, badtable; see run-guest.sh; or radix,
-# stress, kselftest, hotplug, below), run the guest tests, and summarise this boot's log with
+# p10, stress, kselftest, hotplug, below), run the guest tests, and summarise this boot's log with
 # ktap-summary.awk; with SCENARIO "on", also check t13's hot set against
 # this boot's ground truth.
 #   boot-test.sh ARCH SCENARIO
@@ -31,6 +31,16 @@ if [ "$hca" = radix ]; then
 	hca=on
 	radix=1
 	export HWAGE_CMDLINE="disable_radix=no hwage.only=t10,t18 ${HWAGE_CMDLINE:-}"
+fi
+
+# SCENARIO p10: the plugin counting into a table in the POWER10 entry
+# layout (format=p10: 8-byte entries, counts floored to m * 4^e, ages up
+# to 7; see the plugin's options): its counts, decays and clears (t10),
+# and with HWAGE_TEST_SET=full the tests of the "on" boot's quick set.
+if [ "$hca" = p10 ]; then
+	hca=on
+	p10=1
+	export HWAGE_HCA_OPTS="format=p10${HWAGE_HCA_OPTS:+,$HWAGE_HCA_OPTS}"
 fi
 
 # SCENARIO stress (make stress): the plugin counting, t21-stress alone for
@@ -99,6 +109,8 @@ fi
 #   badsize   the refusal (t10);
 #   badtable  the refusals (t10), the static good table unbound under load
 #             (t20);
+#   p10       the counts in the POWER10 layout (t10); the full set adds
+#             the "on" boot's quick set;
 # and t01 (the kernel is ours) in each. radix and stress as above.
 set=${HWAGE_TEST_SET:-quick}
 case "$set" in quick|full) ;; *) die "HWAGE_TEST_SET=$set: want quick or full" ;; esac
@@ -109,6 +121,8 @@ chaos/*) only=t01,t19,t20 ;;
 badmagic/quick) only=t01,t10,t21 ;;
 badsize/quick) only=t01,t10 ;;
 badtable/*) only=t01,t10,t20 ;;
+p10/quick) only=t01,t10 ;;
+p10/full) only=t01,t10,t11,t12,t15,t18,t19,t20,t21 ;;
 esac
 case " ${HWAGE_CMDLINE:-} " in
 *" hwage.only="*) ;;
@@ -117,7 +131,7 @@ esac
 
 # t13 is scored against the ground truth only with the plugin counting.
 truth=0
-[ "$hca" = on ] && [ -z "${radix:-}${stress:-}${kselftest:-}${hotplug:-}" ] && [ "$set" = full ] && truth=1
+[ "$hca" = on ] && [ -z "${radix:-}${p10:-}${stress:-}${kselftest:-}${hotplug:-}" ] && [ "$set" = full ] && truth=1
 # boot WHAT: boot into $log and run the guest tests; sets rc
 boot() {
 	step "boot $arch (hca=$hca)$1 and run the guest tests" \

@@ -5,7 +5,7 @@
 #   N passed, N failed
 # HWAGE_ARCHS picks the targets (default: ppc64le x86_64), HWAGE_HCA_BOOTS
 # the counter-engine scenarios booted for each (default: on chaos
-# badmagic badsize badtable, radix on ppc64le, hotplug on x86_64; see
+# badmagic badsize badtable p10, radix on ppc64le, hotplug on x86_64; see
 # harness/run-guest.sh and
 # harness/boot-test.sh), each booted and scored by harness/boot-test.sh.
 # The kernels booted are the debug flavour (HWAGE_KERNEL=debug: lockdep,
@@ -20,7 +20,7 @@ set -u
 S=$HWAGE_TOP/harness
 export HWAGE_KERNEL=${HWAGE_KERNEL:-debug}
 ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
-HCA_BOOTS=${HWAGE_HCA_BOOTS:-on chaos badmagic badsize badtable}
+HCA_BOOTS=${HWAGE_HCA_BOOTS:-on chaos badmagic badsize badtable p10}
 # KASAN: the scenarios that drive the series' code (see boot-test.sh)
 if [ "$HWAGE_KERNEL" = kasan ]; then
 	HCA_BOOTS=${HWAGE_HCA_BOOTS:-on chaos badtable}

@@ -135,6 +135,41 @@ static inline int hca_decay_shift(void)
 	return flags > 0 && (flags & 1);
 }
 
+/*
+ * hca_format_p10(): whether the table's entries are in the POWER10 layout
+ * (the plugin's format=p10, HCA_TABLE_FLAG_FORMAT_P10 in its flags): counts
+ * floored to m * 4^e, prev_count with an 8-bit mantissa, ages up to 7
+ */
+static inline int hca_format_p10(void)
+{
+	long long flags = hca_table("flags");
+
+	return flags > 0 && (flags & 4);
+}
+
+/* the largest age an entry shows: 7 in the POWER10 layout, else 255 */
+static inline unsigned long long hca_age_max(void)
+{
+	return hca_format_p10() ? 7 : 255;
+}
+
+/*
+ * hca_p10_floor(): @v as a POWER10 count field of @mant_bits mantissa bits
+ * (12 for count, 8 for prev_count) holds it: floored to a multiple of 4^e,
+ * e the smallest exponent whose mantissa holds @v, saturated at e = 15
+ */
+static inline unsigned long long hca_p10_floor(unsigned long long v, int mant_bits)
+{
+	unsigned long long mant_max = (1ULL << mant_bits) - 1;
+	int e = 0;
+
+	while (e < 15 && v >> (2 * e) > mant_max)
+		e++;
+	if (v >> (2 * e) > mant_max)
+		return mant_max << (2 * e);
+	return v >> (2 * e) << (2 * e);
+}
+
 /* hca_epoch(): the decays the table has had, -1 without a backend */
 static inline unsigned long long hca_epoch(void)
 {
