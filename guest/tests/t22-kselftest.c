@@ -355,6 +355,18 @@ static void percpu_with_slab(void)
 		    llabs(current - percpu - slab) < err, "test_percpu_basic_with_slab");
 }
 
+/* without the disk: every case after "ext4 disk" skipped */
+static int skip_the_rest(void)
+{
+	int i;
+
+	ktap_skip("expectations", "no disk");
+	for (i = 0; i < nr_progs; i++)
+		ktap_skip(progs[i].path, "no disk");
+	ktap_skip("test_percpu_basic_with_slab", "no disk");
+	return ktap_end();
+}
+
 int main(void)
 {
 	int timeout = atoi(kparam("kselftest_timeout", "900"));
@@ -378,10 +390,7 @@ int main(void)
 	if (access(KST_DISK, F_OK)) {
 		ktap_skip("ext4 disk", "no " KST_DISK ": the host attaches one for make kselftest "
 			  "(HWAGE_DISK)");
-		for (i = 0; i < nr_progs + 1; i++)
-			ktap_skip(i ? progs[i - 1].path : "expectations", "no disk");
-		ktap_skip("test_percpu_basic_with_slab", "no disk");
-		return ktap_end();
+		return skip_the_rest();
 	}
 	if (timeout <= 0)
 		timeout = 900;
@@ -393,10 +402,7 @@ int main(void)
 		ktap_diag("ext4 root on %s: %s: %s (boot with HWAGE_DISK, see harness/run-guest.sh)",
 			  KST_DISK, step, strerror(-ret));
 		ktap_result(0, "ext4 disk");
-		for (i = 0; i < nr_progs + 1; i++)
-			ktap_skip(i ? progs[i - 1].path : "expectations", "no disk");
-		ktap_skip("test_percpu_basic_with_slab", "no disk");
-		return ktap_end();
+		return skip_the_rest();
 	}
 	ktap_result(1, "ext4 disk");
 	if (record) {
