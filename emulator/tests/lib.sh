@@ -51,6 +51,15 @@ emu_run() {
 		-plugin "$EMU_PLUGIN,$opts" -d plugin "$@" </dev/null >"$EMU_LOG" 2>&1
 }
 
+# emu_known_answers NAME: build tests/NAME.c against the table's header and
+# run it: one case, NAME_known_answers (dashes as underscores), failing
+# with what the program printed (its wrong answers).
+emu_known_answers() {
+	cc -std=gnu11 -Wall -Wextra -Werror -I"$EMU_OUT/uapi" -o "$tmp/$1" \
+		"$EMU_SRC/tests/$1.c" >"$tmp/out" 2>&1 && "$tmp/$1" >"$tmp/out" 2>&1
+	ktap_ok "${1//-/_}_known_answers" $? "$(head -n 20 "$tmp/out")"
+}
+
 # emu_u32 FILE OFFSET / emu_u64 FILE OFFSET: read a little-endian field.
 emu_u32() {
 	od -A n -t u4 -j "$2" -N 4 --endian=little "$1" | tr -d ' '
