@@ -106,12 +106,16 @@ static int aged_load(const char *cg, struct lru_gen_scan *d)
 	lru_gen_scan(LRU_GEN_FULL, cg_path(cg), -1, 0, &b);
 	intact = !vload_stop(pid);
 	memset(d, 0, sizeof(*d));
-	d->walked = lru_gen_delta(b.walked, a.walked);
-	d->promoted = lru_gen_delta(b.promoted, a.promoted);
+	/*
+	 * walked and promoted are the last walk's (not running totals), and
+	 * the memcg is new: what b shows is what a walk of it did
+	 */
+	d->walked = b.walked;
+	d->promoted = b.promoted;
 	d->max_seq = lru_gen_delta(b.max_seq, a.max_seq);
 	d->aging[1] = lru_gen_delta(b.aging[1], a.aging[1]);
 	d->aging[3] = lru_gen_delta(b.aging[3], a.aging[3]);
-	ktap_diag("%s node 0 over %d s: max_seq +%lld, aging calls +%lld, look-around calls +%lld, promotion walk +%lld folios, %lld promoted; pages %s",
+	ktap_diag("%s node 0 over %d s: max_seq +%lld, aging calls +%lld, look-around calls +%lld, last promotion walk %lld folios, %lld promoted; pages %s",
 		  cg_path(cg), LOAD_SECS - LOAD_SECS / 3, d->max_seq, d->aging[1], d->aging[3],
 		  d->walked, d->promoted, intact ? "intact" : "LOST");
 	return intact;
