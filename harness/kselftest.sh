@@ -25,6 +25,8 @@ set -u
 S=$HWAGE_TOP/harness
 ARCHS=${HWAGE_ARCHS:-ppc64le x86_64}
 record=${HWAGE_KSELFTEST_RECORD:-0}
+# mkinitramfs.sh builds the selftests into the test image only when asked
+export HWAGE_KSELFTESTS=1
 case "$record" in 0|1) ;; *) die "HWAGE_KSELFTEST_RECORD=$record: want 0 or 1" ;; esac
 t0=$(date +%s)
 passed=0

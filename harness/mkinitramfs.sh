@@ -6,9 +6,11 @@
 #   /bench/run (guest/runners), the workloads w-* in /bin
 #   (guest/workloads), and whatever harness/guest-debs.sh unpacked for this
 #   target (busybox, memcached, stress-ng and their shared libraries);
-#   the test image also has /kselftest: the kernel selftests that
-#   harness/kselftest-build.sh built, guest/kselftest/list and the
-#   unpatched kernel's results guest/kselftest/expect-ARCH (t22-kselftest).
+#   the test image also has /kselftest, once make kselftest has built the
+#   kernel's selftests (HWAGE_KSELFTESTS=1: harness/kselftest-build.sh; make
+#   test does not, which saves it a minute a target): those programs,
+#   guest/kselftest/list and the unpatched kernel's results
+#   guest/kselftest/expect-ARCH (t22-kselftest, which skips without them).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -109,14 +111,17 @@ pack() {
 	# the test image, then the same without stress-ng, the kselftests and
 	# the libraries only stress-ng loads (20-25 MiB of guest RAM the demo
 	# and the benchmark keep for their workloads)
-	cp -a "$HWAGE_GUEST/kselftest" "$ROOT/kselftest" &&
-		rm -f "$ROOT/kselftest/.hwage-stamp" &&
-		cp "$HWAGE_TOP/guest/kselftest/list" "$ROOT/kselftest/list" || return 1
-	if [ -f "$HWAGE_TOP/guest/kselftest/expect-$HWAGE_ARCH" ]; then
-		cp "$HWAGE_TOP/guest/kselftest/expect-$HWAGE_ARCH" "$ROOT/kselftest/expect" || return 1
+	rm -rf "$ROOT/kselftest"
+	if [ -d "$HWAGE_GUEST/kselftest" ]; then
+		cp -a "$HWAGE_GUEST/kselftest" "$ROOT/kselftest" &&
+			rm -f "$ROOT/kselftest/.hwage-stamp" &&
+			cp "$HWAGE_TOP/guest/kselftest/list" "$ROOT/kselftest/list" || return 1
+		if [ -f "$HWAGE_TOP/guest/kselftest/expect-$HWAGE_ARCH" ]; then
+			cp "$HWAGE_TOP/guest/kselftest/expect-$HWAGE_ARCH" "$ROOT/kselftest/expect" || return 1
+		fi
 	fi
 	cpio_of "$HWAGE_GUEST/initramfs-test.cpio" &&
-	rm -r "$ROOT/usr/bin/stress-ng" "$ROOT/kselftest" && (cd "$ROOT" && prune_libs) &&
+	rm -rf "$ROOT/usr/bin/stress-ng" "$ROOT/kselftest" && (cd "$ROOT" && prune_libs) &&
 	cpio_of "$HWAGE_GUEST/initramfs.cpio"
 }
 
@@ -138,6 +143,8 @@ bash "$HWAGE_TOP/harness/guest-debs.sh" "$HWAGE_ARCH" $MEMCACHED_DEBS ||
 bash "$HWAGE_TOP/harness/guest-debs.sh" "$HWAGE_ARCH" -r stress-ng ||
 	die "could not fetch stress-ng for $HWAGE_ARCH (see $HWAGE_LOGS/apt-$DEB_ARCH.log)"
 logged "$HWAGE_LOGS/guest-$HWAGE_ARCH.log" build || die "guest programs failed to build for $HWAGE_ARCH"
-bash "$HWAGE_TOP/harness/kselftest-build.sh" "$HWAGE_ARCH" || exit 1
+if [ "${HWAGE_KSELFTESTS:-0}" = 1 ]; then
+	bash "$HWAGE_TOP/harness/kselftest-build.sh" "$HWAGE_ARCH" || exit 1
+fi
 pack || die "could not pack the $HWAGE_ARCH initramfs"
 info "$HWAGE_ARCH initramfs: $HWAGE_GUEST/initramfs.cpio ($(du -k "$HWAGE_GUEST/initramfs.cpio" | cut -f1) KiB), for make test and stress initramfs-test.cpio ($(du -k "$HWAGE_GUEST/initramfs-test.cpio" | cut -f1) KiB, with stress-ng)"
