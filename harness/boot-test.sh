@@ -139,7 +139,7 @@ truth=0
 [ "$hca" = on ] && [ -z "${radix:-}${p10:-}${stress:-}${kselftest:-}${hotplug:-}" ] && [ "$set" = full ] && truth=1
 # boot WHAT: boot into $log and run the guest tests; sets rc
 boot() {
-	step "boot $arch (hca=$hca)$1 and run the guest tests" \
+	step "boot $label$1 and run the guest tests" \
 		env HWAGE_HCA="$hca" HWAGE_HCA_TRUTH=$truth HWAGE_LOG="$log" bash "$S/run-guest.sh" "$arch" test
 	rc=$?
 }
