@@ -31,7 +31,7 @@ if [ "$HWAGE_KERNEL" = kasan ]; then
 	export HWAGE_TIMEOUT=${HWAGE_TIMEOUT:-7200}
 fi
 # the quick set's short stress: loads of 48 MiB (t21-stress; a load ends
-# after the pass under way, which is what t21 waits for)
+# once the pass under way has checked every page, which t21 waits for)
 [ "${HWAGE_TEST_SET:-quick}" != quick ] || [ "$HWAGE_KERNEL" = kasan ] ||
 	export HWAGE_CMDLINE="hwage.stress_mb=48 ${HWAGE_CMDLINE:-}"
 t0=$(date +%s)

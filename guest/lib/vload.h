@@ -4,8 +4,10 @@
  * memory cgroup and, until stopped, fills a region larger than the
  * cgroup's limit with a pattern derived from each word's page, index and
  * pass, then reads every page back; a page that does not read back as
- * written is data loss. A stop ends the load after the pass under way, so
- * every page is verified at least once however slow the kernel is. Tests run it while they do something risky to
+ * written is data loss. A stop ends the load once the pass under way has
+ * checked every page (a pass past the first stops writing at the stop and
+ * checks the pages it did not get to against the previous pass), so every
+ * page is verified at least once however slow the kernel is. Tests run it while they do something risky to
  * reclaim (knob writes, a driver unbound) and check it at the end.
  *
  *	pid = vload_start(CG, 96);	// the cgroup must exist
@@ -40,7 +42,7 @@ static inline uint64_t vload_word(size_t page, size_t i, unsigned int pass)
 static inline int vload_child(const char *cg, int mb)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	size_t npages = (size_t)mb * 1024 * 1024 / psz, words = psz / 8, p, i;
+	size_t npages = (size_t)mb * 1024 * 1024 / psz, words = psz / 8, p, w, i;
 	size_t bad = 0, verified = 0;
 	unsigned int pass;
 	uint64_t *mem;
@@ -52,18 +54,26 @@ static inline int vload_child(const char *cg, int mb)
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return 3;
-	for (pass = 0; !pass || !vload_stopping; pass++) {
-		for (p = 0; p < npages; p++)
+	for (pass = 0;; pass++) {
+		/*
+		 * The first pass writes every page; a later one stops writing
+		 * when told to, and its check then wants this pass's pattern
+		 * in the pages it wrote and the previous pass's in the rest:
+		 * every page is still checked, without a whole pass more.
+		 */
+		for (w = 0; w < npages && (!pass || !vload_stopping); w++)
 			for (i = 0; i < words; i++)
-				mem[p * words + i] = vload_word(p, i, pass);
+				mem[w * words + i] = vload_word(w, i, pass);
 		for (p = 0; p < npages; p++, verified++)
 			for (i = 0; i < words; i++)
-				if (mem[p * words + i] != vload_word(p, i, pass)) {
+				if (mem[p * words + i] != vload_word(p, i, p < w ? pass : pass - 1)) {
 					bad++;
 					break;
 				}
+		if (vload_stopping)
+			break;
 	}
-	printf("# load: %u passes, %zu pages verified, %zu bad\n", pass, verified, bad);
+	printf("# load: %u passes, %zu pages verified, %zu bad\n", pass + 1, verified, bad);
 	return bad || !verified ? 1 : 0;
 }
 

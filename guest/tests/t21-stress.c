@@ -4,8 +4,9 @@
  * stress runs 600), at once:
  *  - two verifying loads (guest/lib/vload.h), each in a memory cgroup at
  *    three times its limit (hwage.stress_mb=, 72 MiB, over 24 MiB; make
- *    test's quick set takes 48: a load stops after the pass under way, and
- *    a pass of 72 MiB takes over a minute on a debug kernel under TCG),
+ *    test's quick set takes 48: a load stops once the pass under way has
+ *    checked every page, and a pass of 72 MiB takes over a minute on a
+ *    debug kernel under TCG),
  *    swapping to zram;
  *  - OOM kills: a process that allocates twice its cgroup's limit with no
  *    swap allowed (memory.swap.max=0), started again each time the kernel
