@@ -31,6 +31,11 @@ if [ "$hca" = radix ]; then
 	hca=on
 	radix=1
 	export HWAGE_CMDLINE="disable_radix=no hwage.only=t10,t18 ${HWAGE_CMDLINE:-}"
+	# decay periods four times the default: on the debug kernel a try of
+	# t18 (512 entries read, a collapse, 512 read again) outlasts a
+	# default period, and every try was raced (t18 skipped in every
+	# radix boot since the debug kernels came in)
+	export HWAGE_HCA_DECAY=${HWAGE_HCA_DECAY:-400000000}
 fi
 
 # SCENARIO p10: the plugin counting into a table in the POWER10 entry
