@@ -273,8 +273,12 @@ static void p10_count_add(uint64_t pfn, uint64_t n)
 {
 	uint64_t *w = &p10_words[pfn];
 	uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED), new, want, left;
-	uint64_t rest = __atomic_exchange_n(&p10_rest[pfn], 0, __ATOMIC_RELAXED);
+	uint64_t rest = __atomic_load_n(&p10_rest[pfn], __ATOMIC_RELAXED);
 	uint64_t cur, merged, e, fe, tag;
+
+	/* most entries have nothing waiting: no atomic write for them */
+	if (rest)
+		rest = __atomic_exchange_n(&p10_rest[pfn], 0, __ATOMIC_RELAXED);
 
 	do {
 		want = hca_p10_count(old) + n;
