@@ -39,6 +39,8 @@ S := harness
 ##   emulator        the QEMU counter plugin and its tools (emulator/)
 ##   bench-emulator  guest slowdown with the plugin, exact and sampled
 ##   check-series    checkpatch --strict over patches/
+##   check-bisect    every patch compiles what it touches: x86_64 with the
+##                   feature on and off, ppc64le on (after make test)
 ##   clean           remove kernel, guest and emulator builds; keeps the
 ##                   kernel tree, the plugin header, logs and bench results
 ##   distclean       remove the whole cache: tree, builds, logs, results
@@ -100,6 +102,9 @@ bench-emulator: emulator
 check-series: tree
 	@bash $(S)/check-series.sh
 
+check-bisect: tree
+	@bash $(S)/check-bisect.sh
+
 help:
 	@sed -n 's/^## \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 	@echo "  HWAGE_CACHE is $(HWAGE_CACHE)"
@@ -114,4 +119,4 @@ clean:
 distclean:
 	rm -rf $(HWAGE_CACHE)
 
-.PHONY: all help setup tree kernel initramfs boot test test-full test-kasan stress kselftest demo emulator bench bench-short bench-scale bench-emulator check-series clean distclean
+.PHONY: all help setup tree kernel initramfs boot test test-full test-kasan stress kselftest demo emulator bench bench-short bench-scale bench-emulator check-series check-bisect clean distclean

@@ -3,7 +3,8 @@
  * The series' debugfs files of page aging from access counts, and the
  * counter engine the host gave the guest (hwage.hca= on the command line).
  *
- *   HCA_DIR           the knobs: hca_lru_age, scan-pfn-ratio, ...
+ *   LRU_GEN_ENABLED   the on/off switch of counter aging: its 0x0008 bit
+ *   HCA_DIR           the tuning knobs: scan-pfn-ratio, classifier, ...
  *   HCA_PFN           write a pfn, read "pfn P hotness H gen_age A"
  *   HCA_BACKEND       the hca-emu driver's files (table, entry, truth)
  */
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +60,47 @@ static inline int hca_knob(const char *name, const char *val)
 
 	snprintf(path, sizeof(path), HCA_DIR "%s", name);
 	return write_file(path, val);
+}
+
+#define LRU_GEN_ENABLED "/sys/kernel/mm/lru_gen/enabled"
+/* the capability bit of lru_gen/enabled that turns counter aging on */
+#define LRU_GEN_ACCESS_COUNTS 0x0008
+
+/* lru_gen_caps(): the capabilities lru_gen/enabled shows, or -errno */
+static inline long lru_gen_caps(void)
+{
+	char buf[32], *end;
+	long caps;
+
+	if (read_file(LRU_GEN_ENABLED, buf, sizeof(buf)) <= 0)
+		return -EIO;
+	caps = strtol(buf, &end, 16);
+	return end == buf || caps < 0 ? -EINVAL : caps;
+}
+
+/*
+ * hca_counts(): counter aging on (1) or off (0): set or clear the 0x0008
+ * bit of lru_gen/enabled, keeping the other bits; 0 or -errno. The bit
+ * reads as set only while a counter backend is registered.
+ */
+static inline int hca_counts(int on)
+{
+	long caps = lru_gen_caps();
+	char val[24];
+
+	if (caps < 0)
+		return caps;
+	caps = on ? caps | LRU_GEN_ACCESS_COUNTS : caps & ~LRU_GEN_ACCESS_COUNTS;
+	snprintf(val, sizeof(val), "0x%lx", caps);
+	return write_file(LRU_GEN_ENABLED, val);
+}
+
+/* hca_counts_on(): whether counter aging is in use (1, 0), or -errno */
+static inline int hca_counts_on(void)
+{
+	long caps = lru_gen_caps();
+
+	return caps < 0 ? (int)caps : !!(caps & LRU_GEN_ACCESS_COUNTS);
 }
 
 /* hca_table(): a "name value" field of the backend's table file, -1 if none */

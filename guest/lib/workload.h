@@ -4,7 +4,7 @@
  * benchmark's configurations, for the tests and for runners/bench.c.
  *
  *   base           counter aging off: stock MGLRU
- *   hca            counter aging on (hca_lru_age=1)
+ *   hca            counter aging on (lru_gen/enabled 0x0008 set)
  *   hca-share      counter aging on, the share classifier
  *   hca-linear     counter aging on, the linear classifier
  *   hca-noref      counter aging on, eviction without page table
@@ -58,7 +58,7 @@ static inline int wl_config(const char *config)
 		return -1;
 	if (counts && hca_knob("classifier", linear ? "0" : share ? "1" : gap ? "3" : "2"))
 		return -1;
-	if (hca_knob("hca_lru_age", counts ? "1" : "0") && counts)
+	if (hca_counts(counts) && counts)
 		return -1;
 	if (hca_knob("evict-skip-refs", noref ? "1" : "0") && noref)
 		return -1;

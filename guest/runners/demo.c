@@ -127,8 +127,8 @@ static void demo(const char *config, const char *secs, int cls, int truth)
 		return;
 	}
 	printf("demo: %s: %s; writing every page, then %s s of operations\n", config,
-	       strcmp(config, "base") ? "MGLRU aging from the access counts (hca_lru_age=1)" :
-					"stock MGLRU (hca_lru_age=0)", secs);
+	       strcmp(config, "base") ? "MGLRU aging from the access counts (lru_gen/enabled 0x0008 set)" :
+					"stock MGLRU (lru_gen/enabled 0x0008 clear)", secs);
 	st = wl_run(r.cg, argv, NULL, NULL, 0,
 		    &(struct wl_hooks){ .line = demo_line, .tick = demo_tick, .arg = &r });
 	ok = r.phase == 2;

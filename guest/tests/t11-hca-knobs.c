@@ -2,12 +2,16 @@
 /*
  * The knobs of page aging from access counts, /sys/kernel/debug/hca/:
  * every bad value is refused with EINVAL and changes nothing, and the
- * values in range are taken. Each knob is put back as it was.
+ * values in range are taken. Each knob is put back as it was. And the
+ * switch, the 0x0008 bit of /sys/kernel/mm/lru_gen/enabled: it turns
+ * counter aging on and off, reads as set only with a counter backend,
+ * and leaves the other bits alone.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hca.h"
 #include "ktap.h"
@@ -20,7 +24,6 @@ struct knob {
 };
 
 static const struct knob knobs[] = {
-	{ "hca_lru_age", { "1", "0" }, { "2", "10" } },
 	{ "scan-pfn-ratio", { "1", "100", "50" }, { "0", "101" } },
 	{ "scan-skip-msec", { "0", "60000", "100" }, { "60001" } },
 	{ "evict-skip-refs", { "1", "0" }, { "2" } },
@@ -96,12 +99,42 @@ static void check_knob(const struct knob *k)
 	ktap_result(good_ok && !strcmp(before, after), name);
 }
 
+/* the counts bit of lru_gen/enabled, set and cleared, then put back */
+static void check_switch(void)
+{
+	long before = lru_gen_caps(), on, off, after;
+	int backend = !access(HCA_BACKEND "table", F_OK);
+
+	if (before < 0) {
+		ktap_diag("cannot read " LRU_GEN_ENABLED);
+		ktap_result(0, "lru_gen_enabled_switches_counter_aging");
+		ktap_result(0, "lru_gen_enabled_keeps_the_other_bits");
+		return;
+	}
+	hca_counts(1);
+	on = lru_gen_caps();
+	hca_counts(0);
+	off = lru_gen_caps();
+	hca_counts(!!(before & LRU_GEN_ACCESS_COUNTS));
+	after = lru_gen_caps();
+	ktap_diag("lru_gen/enabled %#lx; counts on %#lx, off %#lx, back %#lx (%s backend)",
+		  before, on, off, after, backend ? "with a" : "no");
+	/* without a backend the bit is taken but reads as clear */
+	ktap_result(on >= 0 && off >= 0 && !!(on & LRU_GEN_ACCESS_COUNTS) == backend &&
+		    !(off & LRU_GEN_ACCESS_COUNTS) && after == before,
+		    "lru_gen_enabled_switches_counter_aging");
+	ktap_result((on & ~LRU_GEN_ACCESS_COUNTS) == (before & ~LRU_GEN_ACCESS_COUNTS) &&
+		    (off & ~LRU_GEN_ACCESS_COUNTS) == (before & ~LRU_GEN_ACCESS_COUNTS),
+		    "lru_gen_enabled_keeps_the_other_bits");
+}
+
 int main(void)
 {
 	unsigned int i;
 
-	ktap_begin("hca_knobs", 2 * sizeof(knobs) / sizeof(knobs[0]));
+	ktap_begin("hca_knobs", 2 * sizeof(knobs) / sizeof(knobs[0]) + 2);
 	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
 		check_knob(&knobs[i]);
+	check_switch();
 	return ktap_end();
 }

@@ -2,8 +2,8 @@
 /*
  * MGLRU aging from the emulated counts at work (hwage.hca=on only): a
  * hot/cold workload in a memory cgroup twice its limit, with swap on
- * zram, runs with hca_lru_age on and every reference checked
- * (evict-skip-refs 0), while hca_lru_age is switched off and on again
+ * zram, runs with counter aging on and every reference checked
+ * (evict-skip-refs 0), while counter aging is switched off and on again
  * under load, then with it on throughout, then with evict-skip-refs on
  * (the kernel's default). Every page is verified at the end of each
  * run, and the aging must have sampled a hotness range for the cgroup
@@ -11,7 +11,7 @@
  * limit must have been set and each run must have pushed pages out to
  * swap, or the runs checked nothing.
  *
- * The run with hca_lru_age on throughout caught a livelock: every newly
+ * The run with counter aging on throughout caught a livelock: every newly
  * faulted page, its count fresh from the kernel's zeroing, was promoted
  * out of the oldest generation, and the cgroup went OOM.
  */
@@ -77,7 +77,7 @@ static long long cg_hotness_max(void)
 }
 
 /*
- * Run the workload; with toggle, switch hca_lru_age off and on again
+ * Run the workload; with toggle, switch counter aging off and on again
  * while it runs (*switches counts the switches made under it). Returns 1
  * if every page was intact; *swapped is the pswpout it caused, *oom the
  * memcg OOM kills.
@@ -98,12 +98,12 @@ static int run(int toggle, long long *seen_max, int *switches, long long *swappe
 		if (m > *seen_max)
 			*seen_max = m;
 		if (toggle && (i == 2 || i == 4))
-			*switches += !hca_knob("hca_lru_age", i == 2 ? "0" : "1");
+			*switches += !hca_counts(i != 2);
 		usleep(300000);
 	}
 	/* the workload ended before both switches: leave the knob on */
 	if (toggle)
-		hca_knob("hca_lru_age", "1");
+		hca_counts(1);
 	*swapped = vmstat("pswpout") - out0;
 	*oom = cg_stat(CG, "memory.events", "oom_kill") - oom0;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -124,7 +124,7 @@ int main(void)
 	ktap_begin("hca_aging", 7);
 	read_file(HCA_DIR "evict-skip-refs", skip_refs, sizeof(skip_refs));
 	skip_refs[strcspn(skip_refs, "\n")] = 0;
-	if (!ktap_result(!setup_zram_swap(256) && !hca_knob("hca_lru_age", "1") &&
+	if (!ktap_result(!setup_zram_swap(256) && !hca_counts(1) &&
 			 !hca_knob("evict-skip-refs", "0"), "counts_in_use") ||
 	    !ktap_result(!cg_create(CG, (long long)LIMIT_MB << 20), "memcg_limit_set")) {
 		hca_knob("evict-skip-refs", skip_refs[0] ? skip_refs : "1");
@@ -132,12 +132,12 @@ int main(void)
 	}
 
 	ok = run(1, &max1, &switches, &swapped[0], &oom);
-	ktap_diag("hca_lru_age 1 -> 0 -> 1 under load (%d of 2 switches made): hotness max seen "
+	ktap_diag("counter aging on -> off -> on under load (%d of 2 switches made): hotness max seen "
 		  "%lld, pswpout +%lld", switches, max1, swapped[0]);
-	ktap_result(ok && switches == 2, "every_page_intact_across_hca_lru_age_switches");
+	ktap_result(ok && switches == 2, "every_page_intact_across_counts_switches");
 
 	ok = run(0, &max2, &switches, &swapped[1], &oom);
-	ktap_diag("hca_lru_age 1 throughout: hotness max seen %lld, pswpout +%lld", max2,
+	ktap_diag("counter aging on throughout: hotness max seen %lld, pswpout +%lld", max2,
 		  swapped[1]);
 	ktap_result(ok, "every_page_intact_with_counts_in_use");
 	/*
@@ -169,7 +169,7 @@ int main(void)
 	/* each run must have pressed the limit, or it checked nothing */
 	ktap_result(swapped[0] > 0 && swapped[1] > 0 && swapped[2] > 0, "reclaimed_to_swap");
 
-	hca_knob("hca_lru_age", "0");
+	hca_counts(0);
 	rmdir(CG);
 	return ktap_end();
 }

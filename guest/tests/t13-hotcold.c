@@ -7,7 +7,7 @@
  *   base       stock MGLRU (every boot): every page intact
  *   hca        counter aging (hwage.hca=on): every page intact, and at least
  *              90% of the pages swapped out at the end of the run are cold
- *   switching  hca_lru_age flipped every half second under load: intact
+ *   switching  counter aging switched every half second under load: intact
  *   hca-noref  counter aging, eviction without references: intact
  *
  * A run that pushed no page out to swap fails: the limit did not press,
@@ -33,19 +33,19 @@
 #define SECS "8"
 #define MIN_COLD_SHARE 0.90
 
-/* flip hca_lru_age every other tick (half a second); count the flips made */
+/* switch counter aging every other tick (half a second); count the flips made */
 static void flip(void *arg, int n)
 {
 	int *flips = arg;
 
 	if (n % 2 == 0)
-		*flips += !hca_knob("hca_lru_age", (n / 2) % 2 ? "1" : "0");
+		*flips += !hca_counts((n / 2) % 2);
 }
 
 /*
  * One run of w-hotcold under config; 1 if every page was intact and the
  * limit pressed (pages went out to swap: without that nothing was
- * checked), and with toggle if hca_lru_age was flipped at least twice.
+ * checked), and with toggle if counter aging was switched at least twice.
  * With truth, it also prints its pages' pfns and generations and takes
  * ground truth snapshots, which the host scores (harness/boot-test.sh).
  */
@@ -74,7 +74,7 @@ static int run(const char *config, int toggle, int truth, double *cold_share,
 		  "pswpin +%lld, pswpout +%lld", config, wl_get(res, "ops_per_s"),
 		  wl_get(res, "p99_us"), *swapped, 100 * *cold_share, vmstat("pswpin") - in0, out);
 	if (toggle)
-		ktap_diag("%s: hca_lru_age flipped %d times under load", config, flips);
+		ktap_diag("%s: counter aging switched %d times under load", config, flips);
 	rmdir(CG);
 	intact = WIFEXITED(st) && WEXITSTATUS(st) == 0 && wl_get(res, "errors") == 0;
 	if (intact && out <= 0)
@@ -97,7 +97,7 @@ int main(void)
 	if (!counts) {
 		ktap_skip("hca_every_page_intact", HCA_OFF_WHY);
 		ktap_skip("hca_evicts_cold_pages", HCA_OFF_WHY);
-		ktap_skip("hca_lru_age_switching_under_load", HCA_OFF_WHY);
+		ktap_skip("counts_switching_under_load", HCA_OFF_WHY);
 		ktap_skip("hca_noref_every_page_intact", HCA_OFF_WHY);
 		return ktap_end();
 	}
@@ -105,7 +105,7 @@ int main(void)
 	ktap_diag("hca: %.1f%% of the %.0f pages swapped out are cold (want >= %.0f%%)",
 		  100 * share, swapped, 100 * MIN_COLD_SHARE);
 	ktap_result(swapped > 0 && share >= MIN_COLD_SHARE, "hca_evicts_cold_pages");
-	ktap_result(run("hca", 1, 0, &share, &swapped), "hca_lru_age_switching_under_load");
+	ktap_result(run("hca", 1, 0, &share, &swapped), "counts_switching_under_load");
 	ktap_result(run("hca-noref", 0, 0, &share, &swapped), "hca_noref_every_page_intact");
 	wl_config("base");
 	return ktap_end();

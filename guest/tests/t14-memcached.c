@@ -7,9 +7,9 @@
  * short Zipfian run of w-mcload (every get verified byte for byte, 5% sets)
  * in each configuration of the benchmarks:
  *
- *   base       hca_lru_age=0 (stock MGLRU)
- *   hca        hca_lru_age=1, aging from the counts
- *   hca-noref  hca_lru_age=1 and evict-skip-refs=1
+ *   base       counter aging off (stock MGLRU)
+ *   hca        counter aging on (lru_gen/enabled 0x0008)
+ *   hca-noref  counter aging on and evict-skip-refs=1
  *
  * The last two need the counter engine (hwage.hca=on), otherwise they are
  * skipped. Each configuration passes when the client saw no wrong value,

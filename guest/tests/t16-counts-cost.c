@@ -24,7 +24,7 @@
  *         happened (isolate and putback holds > 0, with time) and each
  *         histogram's buckets sum to its holds.
  *   base  no count was read (every calls and ns of the counts line 0),
- *         with the engine (hca_lru_age 0) or without it; the holds are
+ *         with the engine (counter aging off) or without it; the holds are
  *         kept all the same, the baseline of the hca run's.
  *
  * Both runs must have pushed pages out to swap and kept every page intact,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The counter device taken away while counter aging runs: a memory cgroup
- * at three times its limit swaps and verifies its pages with hca_lru_age
+ * at three times its limit swaps and verifies its pages with counter aging
  * on, and the hca-emu driver is unbound from its device (what PCI
  * hot-unplug does to a driver) and bound again, three times. After each
  * unbind the backend is gone (the multi-gen LRU goes on without counts),
@@ -65,8 +65,8 @@ int main(void)
 	ktap_result(1, "device_bound");
 
 	if (setup_zram_swap(256) || cg_create(CG, (long long)LIMIT_MB << 20) ||
-	    hca_knob("hca_lru_age", "1")) {
-		ktap_diag("no swap, cgroup or hca_lru_age");
+	    hca_counts(1)) {
+		ktap_diag("no swap, cgroup or counter aging switch");
 		return ktap_end();
 	}
 	out0 = vmstat("pswpout");

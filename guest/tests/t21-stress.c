@@ -18,7 +18,7 @@
  *    does): the stressor needs a disk filesystem for its swap files, and
  *    the ext4 on /dev/vda is mounted for it;
  *  - every knob of /sys/kernel/debug/hca/ set to a random value in its
- *    range every 20 ms (hca_lru_age on and off among them).
+ *    range every 20 ms (counter aging on and off among them).
  * hwage.stress_flip=lru instead switches the multi-gen LRU itself off and
  * on about once a second (/sys/kernel/mm/lru_gen/enabled), all does both,
  * none neither. Not by default: on 6.12 that switch under memory cgroup
@@ -60,12 +60,16 @@
 #define NG_DISK "/dev/vda"
 #define NG_MNT "/mnt/t21"
 
-/* the knobs and the values in their range (t11-hca-knobs checks them) */
+/*
+ * the knobs and the values in their range (t11-hca-knobs checks them);
+ * COUNTS is counter aging's switch, the 0x0008 bit of lru_gen/enabled
+ */
+#define COUNTS "lru_gen/enabled 0x0008"
 static const struct {
 	const char *name;
 	const char *values[5];
 } knobs[] = {
-	{ "hca_lru_age", { "0", "1" } },
+	{ COUNTS, { "0", "1" } },
 	{ "scan-pfn-ratio", { "1", "25", "100" } },
 	{ "scan-skip-msec", { "0", "10", "1000" } },
 	{ "evict-skip-refs", { "0", "1" } },
@@ -76,6 +80,32 @@ static const struct {
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+/* write a knob of knobs[]; 0 or -errno */
+static int knob_write(const char *name, const char *val)
+{
+	if (!strcmp(name, COUNTS))
+		return hca_counts(!strcmp(val, "1"));
+	return hca_knob(name, val);
+}
+
+/* read a knob of knobs[] into @buf (one line, no newline); 0 or -1 */
+static int knob_read(const char *name, char *buf, size_t size)
+{
+	char path[128];
+	int on;
+
+	if (!strcmp(name, COUNTS)) {
+		on = hca_counts_on();
+		snprintf(buf, size, "%d", on);
+		return on < 0 ? -1 : 0;
+	}
+	snprintf(path, sizeof(path), HCA_DIR "%s", name);
+	if (read_file(path, buf, size) <= 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
 
 static uint64_t rnd(void)
 {
@@ -175,12 +205,9 @@ int main(void)
 	rng ^= (uint64_t)time(NULL);
 	ktap_diag("%d s, loads of %d MiB over %d MiB limits, seed %#llx", secs, touch_mb, LIMIT_MB,
 		  (unsigned long long)rng);
-	for (i = 0; i < (int)NR_KNOBS; i++) {
-		snprintf(path, sizeof(path), HCA_DIR "%s", knobs[i].name);
-		if (read_file(path, saved[i], sizeof(saved[i])) <= 0)
+	for (i = 0; i < (int)NR_KNOBS; i++)
+		if (knob_read(knobs[i].name, saved[i], sizeof(saved[i])))
 			snprintf(saved[i], sizeof(saved[i]), "?");
-		saved[i][strcspn(saved[i], "\n")] = '\0';
-	}
 	if (read_file("/sys/kernel/mm/lru_gen/enabled", lru_gen, sizeof(lru_gen)) <= 0)
 		lru_gen[0] = '\0';
 	lru_gen[strcspn(lru_gen, "\n")] = '\0';
@@ -213,7 +240,7 @@ int main(void)
 		i = rnd() % NR_KNOBS;
 		for (n = 0; n < 5 && knobs[i].values[n]; n++)
 			;
-		if (flip_knobs && !hca_knob(knobs[i].name, knobs[i].values[rnd() % n]))
+		if (flip_knobs && !knob_write(knobs[i].name, knobs[i].values[rnd() % n]))
 			flips++;
 		/* the multi-gen LRU off and on, about once a second */
 		if (flip_lru && lru_gen[0] && rnd() % 50 == 0 &&
@@ -263,7 +290,7 @@ int main(void)
 		ktap_skip("knobs_flipped", "hwage.stress_flip leaves the knobs alone");
 
 	for (i = 0; i < (int)NR_KNOBS; i++)
-		if (strcmp(saved[i], "?") && hca_knob(knobs[i].name, saved[i]))
+		if (strcmp(saved[i], "?") && knob_write(knobs[i].name, saved[i]))
 			restored = 0;
 	if (lru_gen[0] && write_file("/sys/kernel/mm/lru_gen/enabled", lru_gen))
 		restored = 0;

@@ -7,7 +7,7 @@
  * which the host attaches with HWAGE_DISK; see enter_disk()) and swap on
  * zram:
  *
- *   - with counter aging off, then on (hca_lru_age 0 and 1), when the
+ *   - with counter aging off, then on (the 0x0008 bit of lru_gen/enabled), when the
  *     series and its counter device are there;
  *   - once, as "stock", when they are not (the unpatched kernel of make
  *     kselftest, HWAGE_KERNEL=base, or a boot without the device).
@@ -371,10 +371,9 @@ int main(void)
 {
 	int timeout = atoi(kparam("kselftest_timeout", "900"));
 	int record = !strcmp(kparam("kselftest_record", "0"), "1");
-	const char *knob = HCA_DIR "hca_lru_age";
 	const char *step = "";
 	struct utsname u;
-	char saved[32] = "";
+	int saved = -1;
 	int i, j, m, ret;
 
 	uname(&u);
@@ -417,8 +416,8 @@ int main(void)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 
 	/* the modes: counter aging off and on, or stock without the series */
-	if (read_file(knob, saved, sizeof(saved)) > 0 && hca_on()) {
-		saved[strcspn(saved, "\n")] = '\0';
+	if (!access(HCA_DIR, F_OK) && hca_on()) {
+		saved = hca_counts_on();
 		modes[nr_modes++] = "off";
 		modes[nr_modes++] = "on";
 	} else {
@@ -426,15 +425,15 @@ int main(void)
 	}
 	for (m = 0; m < nr_modes; m++) {
 		if (strcmp(modes[m], "stock")) {
-			ret = hca_knob("hca_lru_age", !strcmp(modes[m], "on") ? "1" : "0");
+			ret = hca_counts(!strcmp(modes[m], "on"));
 			if (ret)
-				ktap_diag("hca_lru_age %s: %s", modes[m], strerror(-ret));
+				ktap_diag("counter aging %s: %s", modes[m], strerror(-ret));
 		}
 		for (i = 0; i < nr_progs; i++)
 			run_one(&progs[i], m, timeout);
 	}
-	if (saved[0])
-		hca_knob("hca_lru_age", saved);
+	if (saved >= 0)
+		hca_counts(saved);
 
 	for (i = 0; i < nr_progs; i++) {
 		struct kst_prog *p = &progs[i];

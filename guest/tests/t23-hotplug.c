@@ -6,7 +6,7 @@
  * does not count, so it must go back to stock MGLRU (the page table walk
  * and the look-around) and keep working:
  *
- *   1. before the plug (hca_lru_age on, as the test sets it), node 0 is
+ *   1. before the plug (counter aging on, as the test sets it), node 0 is
  *      covered and a verifying load under a
  *      memory cgroup limit is aged by the counts (the promotion walk runs,
  *      the look-around does not);
@@ -172,7 +172,8 @@ int main(void)
 	long long total0, total1;
 	unsigned long end0 = 0, end1 = 0, nr_pages;
 	struct lru_gen_scan d;
-	char path[300], saved[16] = "0";
+	char path[300];
+	int saved;
 	int covered;
 
 	ktap_begin("t23-hotplug", NR_TESTS);
@@ -182,10 +183,9 @@ int main(void)
 		return ktap_end();
 	}
 	/* counter aging is off by default (hca_age=): on, for this test */
-	if (read_file(HCA_DIR "hca_lru_age", saved, sizeof(saved)) <= 0 ||
-	    hca_knob("hca_lru_age", "1"))
-		ktap_diag("cannot turn hca_lru_age on");
-	saved[strcspn(saved, "\n")] = '\0';
+	saved = hca_counts_on();
+	if (saved < 0 || hca_counts(1))
+		ktap_diag("cannot turn counter aging on (lru_gen/enabled)");
 	nr_pages = hca_table("nr_pages");
 	covered = node0_covered(&end0);
 	ktap_diag("table of %lu pages; node 0 ends at pfn %lu", nr_pages, end0);
@@ -219,7 +219,7 @@ int main(void)
 			 "dimm_onlined")) {
 		for (i = 0; i < NR_TESTS - 3; i++)
 			ktap_skip("after_the_plug", "the DIMM did not arrive");
-		hca_knob("hca_lru_age", saved);
+		hca_counts(saved > 0);
 		return ktap_end();
 	}
 	covered = node0_covered(&end1);
@@ -234,6 +234,6 @@ int main(void)
 	ktap_result(d.max_seq >= 0 && d.aging[1] > 0, "stock_aging_runs_after");
 	rmdir(CG_A);
 	rmdir(CG_B);
-	hca_knob("hca_lru_age", saved);
+	hca_counts(saved > 0);
 	return ktap_end();
 }

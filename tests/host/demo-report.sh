@@ -25,7 +25,7 @@ ktap_plan 9
 log=$tmp/guest.log
 cat >"$log" <<'LOG'
 hwage-init: mode demo
-demo: base: stock MGLRU (hca_lru_age=0); writing every page, then 20 s of operations
+demo: base: stock MGLRU (lru_gen/enabled 0x0008 clear); writing every page, then 20 s of operations
 # 8 pages of 4096 bytes: 4 hot, 4 cold; 90% of operations hot, 10% writes
 # truth begin=1 end=2
 # cls 10:2:1 11:1:1 12:0:1 13:3:1
@@ -33,7 +33,7 @@ demo: base: stock MGLRU (hca_lru_age=0); writing every page, then 20 s of operat
 # swapped out at the end of the run: 3 pages, 2 of them cold (66.7%)
 # result ops=2000 secs=20.00 ops_per_s=100 p50_us=1.0 p99_us=2.0 hot_pages=5 cold_pages=6 swapped=3 swapped_cold=2 errors=0
 hwage-demo config=base limit_kb=32768 evicted=30 refaulted=20 swapins=21 exit=0 ops=2000 secs=20.00 ops_per_s=100 p50_us=1.0 p99_us=2.0 hot_pages=5 cold_pages=6 swapped=3 swapped_cold=2 errors=0
-demo: hca: MGLRU aging from the access counts (hca_lru_age=1); writing every page, then 20 s of operations
+demo: hca: MGLRU aging from the access counts (lru_gen/enabled 0x0008 set); writing every page, then 20 s of operations
 # truth begin=3 end=4
 # cls 20:0:1 21:0:1 22:0:1 23:1:0 24:2:0 25:2:0
 # result ops=3000 secs=20.00 ops_per_s=150 p50_us=1.0 p99_us=2.0 hot_pages=5 cold_pages=6 swapped=5 swapped_cold=5 errors=0
