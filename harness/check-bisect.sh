@@ -9,8 +9,9 @@
 # touches, and, when it touches a header or a Kconfig, every object of mm/
 # and drivers/misc/ whose source uses the multi-gen LRU or the series'
 # interfaces (vmscan, workingset, memcontrol, rmap, ...). A
-# warning or an error fails the patch. Linking is not checked per patch:
-# make test links and boots the whole series.
+# warning or an error fails the patch. Only objects the configuration
+# builds are compiled (those the debug kernel has). Linking is not checked
+# per patch: make test links and boots the whole series.
 #
 # HWAGE_BISECT_CONFIGS limits the configurations (default
 # "x86_64-on x86_64-off ppc64le-on"). Logs: $HWAGE_LOGS/bisect-*.log.
@@ -96,19 +97,26 @@ for c in "${commits[@]}"; do
 	ok=1
 	results=
 	for cfg in $CONFIGS; do
-		# the engine and the driver are only built with the option on
-		o=$objs
-		[ "${cfg#*-}" = off ] &&
-			o=$(tr ' ' '\n' <<<"$objs" | grep -vE '^(mm/page_aging|drivers/misc/hca-emu)\.o$' | tr '\n' ' ')
+		# only the objects the configuration builds: those of the debug
+		# kernel (the final series), less the engine and the driver when
+		# the option is off
+		o=
+		for f in $objs; do
+			[ -f "$HWAGE_CACHE/build-${cfg%-*}-debug/$f" ] || continue
+			[ "${cfg#*-}" = off ] && [[ $f =~ ^(mm/page_aging|drivers/misc/hca-emu)\.o$ ]] && continue
+			o="$o $f"
+		done
+		[ -n "$o" ] || { results="$results $cfg:none"; continue; }
+		nobj=$(wc -w <<<"$o")
 		if compile "$cfg" $o; then
-			results="$results $cfg"
+			results="$results $cfg:$nobj"
 		else
 			results="$results $cfg:FAILED"
 			ok=0
 		fi
 	done
 	if [ $ok = 1 ]; then
-		printf 'ok   %02d %s (%d objects:%s)\n' "$n" "$subject" "$(wc -w <<<"$objs")" "$results"
+		printf 'ok   %02d %s (objects compiled:%s)\n' "$n" "$subject" "$results"
 	else
 		printf 'FAIL %02d %s (%s)\n' "$n" "$subject" "$results"
 		bad=$((bad + 1))
