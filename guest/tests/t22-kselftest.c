@@ -7,8 +7,8 @@
  * which the host attaches with HWAGE_DISK; see enter_disk()) and swap on
  * zram:
  *
- *   - with counter aging off, then on (the 0x0008 bit of lru_gen/enabled), when the
- *     series and its counter device are there;
+ *   - with counter aging off, then on (the 0x0008 bit of lru_gen/enabled),
+ *     when the series and its counter device are there;
  *   - once, as "stock", when they are not (the unpatched kernel of make
  *     kselftest, HWAGE_KERNEL=base, or a boot without the device).
  *
