@@ -208,7 +208,7 @@ int main(void)
 	for (i = 0; i < (int)NR_KNOBS; i++)
 		if (knob_read(knobs[i].name, saved[i], sizeof(saved[i])))
 			snprintf(saved[i], sizeof(saved[i]), "?");
-	if (read_file("/sys/kernel/mm/lru_gen/enabled", lru_gen, sizeof(lru_gen)) <= 0)
+	if (read_file(LRU_GEN_ENABLED, lru_gen, sizeof(lru_gen)) <= 0)
 		lru_gen[0] = '\0';
 	lru_gen[strcspn(lru_gen, "\n")] = '\0';
 
@@ -244,8 +244,8 @@ int main(void)
 			flips++;
 		/* the multi-gen LRU off and on, about once a second */
 		if (flip_lru && lru_gen[0] && rnd() % 50 == 0 &&
-		    !write_file("/sys/kernel/mm/lru_gen/enabled", "n") &&
-		    !write_file("/sys/kernel/mm/lru_gen/enabled", "y"))
+		    !write_file(LRU_GEN_ENABLED, "n") &&
+		    !write_file(LRU_GEN_ENABLED, "y"))
 			lru_flips++;
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			if (pid == oom) {
@@ -292,7 +292,7 @@ int main(void)
 	for (i = 0; i < (int)NR_KNOBS; i++)
 		if (strcmp(saved[i], "?") && knob_write(knobs[i].name, saved[i]))
 			restored = 0;
-	if (lru_gen[0] && write_file("/sys/kernel/mm/lru_gen/enabled", lru_gen))
+	if (lru_gen[0] && write_file(LRU_GEN_ENABLED, lru_gen))
 		restored = 0;
 	ktap_result(restored, "knobs_restored");
 	rmdir(CG_A);
