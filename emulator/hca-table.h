@@ -3,11 +3,12 @@
  * hca-table.h - the counter table, as the plugin and hca-size set it up.
  *
  * The layout is not defined here: its one definition is the kernel series'
- * include/uapi/misc/hca_emu.h (added by patch 11 in patches/), the header
- * the guest's hca-emu driver includes. The Makefile extracts that header
- * from the series into the build directory, so the plugin cannot be built
- * against another layout than the driver's; emulator/tests/abi.sh checks the
- * tables the plugin and hca-size write against it.
+ * include/uapi/misc/hca_emu.h (added by the hca-emu driver's patch in
+ * patches/), the header the guest's hca-emu driver includes. The Makefile
+ * extracts that header from the series into the build directory, so the
+ * plugin cannot be built against another layout than the driver's;
+ * emulator/tests/abi.sh checks the tables the plugin and hca-size write
+ * against it.
  *
  * What is here is how the host side fills the table, which the driver
  * does not need: the file's size and the header's initial values.

@@ -30,6 +30,7 @@ static const struct knob knobs[] = {
 	{ "walk-prev-gen", { "1", "0" }, { "2" } },
 	{ "walk-refs", { "1", "0" }, { "2" } },
 	{ "classifier", { "0", "1", "3", "2" }, { "4" } },
+	{ "refault-gens", { "0", "1024", "8" }, { "1025" } },
 };
 
 /* bad whatever the knob: not a number, signed, junk, empty, overlong */

@@ -76,6 +76,7 @@ static const struct {
 	{ "walk-prev-gen", { "0", "1" } },
 	{ "walk-refs", { "0", "1" } },
 	{ "classifier", { "0", "1", "2", "3" } },
+	{ "refault-gens", { "0", "4", "8", "64" } },
 };
 #define NR_KNOBS (sizeof(knobs) / sizeof(knobs[0]))
 
