@@ -6,14 +6,17 @@
  * hot set with room to spare but not the cold set, swap on zram.
  *
  *   base  stock MGLRU: every page intact; its hot-set losses are shown
- *   hca   counter aging: every page intact, no more hot-set loss per pass
- *         on average than base, and no scored pass loses more than
- *         MAX_LOST_PCT of the hot set (a hot page is lost in a pass if it
- *         is seen swapped out at any of the pass's check points); the
- *         last is a known failure for now (KTAP TODO, see below)
+ *   hca   counter aging: every page intact, at most half base's hot-set
+ *         loss per pass on average (the credit of patches 11 and 12), and
+ *         no scored pass loses more than MAX_LOST_PCT of the hot set (a
+ *         hot page is lost in a pass if it is seen swapped out at any of
+ *         the pass's check points); the last is a known failure for now
+ *         (KTAP TODO, see below)
  *   hca-tiers counter aging with walk-refs (promotions counted in the
- *         folios' tiers, evict-skip-refs on): every page intact, and its
- *         losses shown beside the others
+ *         folios' tiers instead of the credit, evict-skip-refs on): every
+ *         page intact, and its losses shown beside the others
+ *   hca-gap counter aging with the k-means-with-a-gap classifier and
+ *         evict-skip-refs: every page intact, its losses shown
  *
  * A run that pushed no page out to swap fails: the limit did not press.
  * hwage.scan_diag=1 on the kernel command line runs w-scan -D in the
@@ -75,7 +78,7 @@ int main(void)
 	if (!hca_on()) {
 		ktap_skip("hca_every_page_intact", HCA_OFF_WHY);
 		ktap_skip("hca_keeps_the_hot_set", HCA_OFF_WHY);
-		ktap_skip("hca_loses_less_than_base", HCA_OFF_WHY);
+		ktap_skip("hca_loses_half_of_base", HCA_OFF_WHY);
 		ktap_skip("hca_tiers_every_page_intact", HCA_OFF_WHY);
 		ktap_skip("hca_gap_every_page_intact", HCA_OFF_WHY);
 		return ktap_end();
@@ -86,24 +89,25 @@ int main(void)
 	ktap_diag("hca: worst pass lost %.1f%% of the hot set (want <= %.0f%%)", max,
 		  MAX_LOST_PCT);
 	/*
-	 * A known defect (issue 11). A pass spans 2 to 3 decays of the
-	 * default decay= (3 to 6 with w-scan -D; its decays=), so a hot page
-	 * is read about once a window; but the stream replaces the room beside the hot
-	 * set every quarter pass, most hot pages are pushed out once a pass
-	 * and come back as new pages whose counts are not trusted for two
-	 * windows (half a pass), and a mature hot page not read in the last
-	 * two windows looks as cold as the stream (hwage.scan_diag=1 shows
-	 * the states). Nothing tried so far keeps them (README, "Scan
-	 * resistance"). Anything else (a broken run) still fails.
+	 * A known defect (issue 11). With the credit (a hot page stays four
+	 * walks after its count last saw it; one read back in within
+	 * refault-gens generations of its eviction gets full credit) the
+	 * loss fell from 74-88% to 17-27% per pass, on prod kernels, and it
+	 * still falls from pass to pass as the hot set settles in (x86_64:
+	 * 18%, 19%, 15%): the first passes lose the hot pages read back in
+	 * later than refault-gens after their eviction, or not read for
+	 * longer than two windows and four walks (README, "Scan resistance:
+	 * the credit"). Anything else (a broken run) still fails.
 	 */
 	if (ok && max > MAX_LOST_PCT)
-		ktap_todo("hca_keeps_the_hot_set", "issue 11: counter aging loses most of the "
-			  "hot set to the stream, with any decay window tried");
+		ktap_todo("hca_keeps_the_hot_set", "issue 11: counter aging loses more than "
+			  "10% of the hot set in a pass as it settles in");
 	else
 		ktap_result(ok && max >= 0 && max <= MAX_LOST_PCT, "hca_keeps_the_hot_set");
-	ktap_diag("hca: mean loss per pass %.1f%% against base's %.1f%%", mean, base_mean);
-	ktap_result(ok && mean >= 0 && base_mean >= 0 && mean <= base_mean,
-		    "hca_loses_less_than_base");
+	ktap_diag("hca: mean loss per pass %.1f%% against base's %.1f%% (want at most half)",
+		  mean, base_mean);
+	ktap_result(ok && mean >= 0 && base_mean >= 0 && mean <= base_mean / 2,
+		    "hca_loses_half_of_base");
 	ok = run("hca-tiers", &max, &mean);
 	wl_config("base");
 	ktap_result(ok, "hca_tiers_every_page_intact");
