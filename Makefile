@@ -22,7 +22,7 @@ S := harness
 ##                   counter aging off and on, side by side (both targets)
 ##   stress          t21-stress for 10 minutes a target on the debug kernels
 ##                   (HWAGE_STRESS_SECS sets the time)
-##   bench           A/B benchmark: base, hca, hca-s16, hca-noref at 1.2x,
+##   bench           A/B benchmark: base, hca, hca-s16, hca-refs at 1.2x,
 ##                   10 boots each, guest time from -icount
 ##                   (bench/run.sh lists its HWAGE_BENCH_* settings)
 ##   bench-short     a development run: base and hca, 3 boots each, 1.2x,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the A/B benchmark of ../shared/BENCHMARKS.md. For each target
 # and each run, boots the guest once per configuration, interleaved (base,
-# hca, hca-s16, hca-noref, base, ...), every boot with the
+# hca, hca-s16, hca-refs, base, ...), every boot with the
 # counter plugin, and collects what guest/runners/bench.c prints. Then
 # writes, in the output directory:
 #   results.csv   every measurement with its settings
@@ -18,24 +18,28 @@
 #
 # Configurations:
 #   base           the patched kernel with counter aging off: stock MGLRU
-#   hca            counter aging on, exact counts
+#   hca            counter aging on with the kernel's defaults, exact
+#                  counts: eviction without reference checks of the
+#                  folios the counts say are cold (evict-skip-refs=1)
+#   hca-refs       hca with every reference checked at eviction
+#                  (evict-skip-refs=0; what hca was before 2026-12-06)
 #   hca-s16        counter aging on, the plugin counting 1 access in 16
 #                  (sample=16, as the POWER10 engine can) and keeping no
 #                  ground truth: no classification scores, the cheapest
 #                  emulator
-#   hca-noref      counter aging, eviction without reference checks of
-#                  the folios the counts say are cold (evict-skip-refs)
-#   hca-prevgen    hca-noref with the promotion walk also looking at the
+#   hca-noref      the same as hca (its name from before evict-skip-refs
+#                  was the default)
+#   hca-prevgen    hca with the promotion walk also looking at the
 #                  generation the previous aging made (walk-prev-gen)
-#   hca-tiers      hca-noref with promotions by count counted in the
+#   hca-tiers      hca with promotions by count counted in the
 #                  folios' tiers (walk-refs)
-#   hca-gap        hca-noref with the kmeans-gap classifier (3)
+#   hca-gap        hca with the kmeans-gap classifier (3)
 #   hca-share      counter aging with the share classifier (hca: k-means)
 #   hca-linear     counter aging with the linear classifier (the RFC's)
-#   hca-p10        hca-noref on a table in the POWER10 entry layout
+#   hca-p10        hca on a table in the POWER10 entry layout
 #                  (the plugin's format=p10: counts floored to m * 4^e,
 #                  prev_count coarser still, ages up to 7)
-#   hca-mem        hca-noref on memory-side counts (the plugin's
+#   hca-mem        hca on memory-side counts (the plugin's
 #                  cache=8M,cache_ways=16: only the accesses that miss a
 #                  modelled 8 MiB cache per vCPU count)
 #   unconstrained  no memory limit: the ceiling
@@ -43,7 +47,7 @@
 # Settings (environment):
 #   HWAGE_BENCH_ARCHS      targets (ppc64le x86_64)
 #   HWAGE_BENCH_RUNS       boots per configuration (10)
-#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-noref; hca-prevgen, hca-tiers, hca-gap,
+#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-refs; hca-noref, hca-prevgen, hca-tiers, hca-gap,
 #                          hca-share, hca-linear, hca-p10, hca-mem and
 #                          unconstrained on request)
 #   HWAGE_BENCH_WORKLOADS  (hotcold,memcached)
@@ -79,7 +83,7 @@ export HWAGE_KERNEL=prod
 S=$HWAGE_TOP/harness
 ARCHS=${HWAGE_BENCH_ARCHS:-ppc64le x86_64}
 RUNS=${HWAGE_BENCH_RUNS:-10}
-CONFIGS=${HWAGE_BENCH_CONFIGS:-base hca hca-s16 hca-noref}
+CONFIGS=${HWAGE_BENCH_CONFIGS:-base hca hca-s16 hca-refs}
 WORKLOADS=${HWAGE_BENCH_WORKLOADS:-hotcold,memcached}
 PRESSURES=${HWAGE_BENCH_PRESSURES:-1.2}
 SECS=${HWAGE_BENCH_SECS:-8}
@@ -102,8 +106,8 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem unconstrained)" ;;
+	case $c in base|hca|hca-refs|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
@@ -133,9 +137,9 @@ boot() {
 	local msg=$OUT/rows/$id.msg
 	case $config in
 	hca-s16) guest_config=hca sample=16 truth=0 ;;
-	# the guest runs them as hca-noref, the plugin counts otherwise
-	hca-p10) guest_config=hca-noref opts=format=p10${opts:+,$opts} ;;
-	hca-mem) guest_config=hca-noref opts=cache=8M,cache_ways=16${opts:+,$opts} ;;
+	# the guest runs them as hca, the plugin counts otherwise
+	hca-p10) guest_config=hca opts=format=p10${opts:+,$opts} ;;
+	hca-mem) guest_config=hca opts=cache=8M,cache_ways=16${opts:+,$opts} ;;
 	esac
 	# a log of this boot's own: only what it wrote is collected
 	log=$HWAGE_LOGS/guest-$arch-bench-hca-on-$config-x$scale-run$run-$(date +%Y%m%d-%H%M%S)-$BASHPID.log
@@ -164,7 +168,7 @@ boot() {
 		} >>"$msg"
 		echo "$arch $config run $run: exit status $rc$(grep -aq 'hwage-bench-error' "$log" && echo ", hwage-bench-error") ($log)" >"$OUT/rows/$id.bad"
 	fi
-	# the guest knows hca-s16 as hca, hca-p10 and hca-mem as hca-noref: the
+	# the guest knows hca-s16, hca-p10 and hca-mem as hca: the
 	# third column says which it was
 	bash "$HWAGE_TOP/bench/rows.sh" "$arch" "$run" "$series" "$log" |
 		sed "s/^\([^,]*,[^,]*,\)$guest_config,/\1$config,/" >"$OUT/rows/$id.csv"

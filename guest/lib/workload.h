@@ -4,15 +4,20 @@
  * benchmark's configurations, for the tests and for runners/bench.c.
  *
  *   base           counter aging off: stock MGLRU
- *   hca            counter aging on (lru_gen/enabled 0x0008 set)
+ *   hca            counter aging on (lru_gen/enabled 0x0008 set), the
+ *                  kernel's defaults: k-means, eviction without the page
+ *                  table references of folios with cold counts
+ *                  (evict-skip-refs=1)
+ *   hca-refs       hca, every page table reference checked
+ *                  (evict-skip-refs=0)
+ *   hca-noref      the same as hca (its name from before evict-skip-refs
+ *                  was on by default, when hca meant hca-refs)
  *   hca-share      counter aging on, the share classifier
  *   hca-linear     counter aging on, the linear classifier
- *   hca-noref      counter aging on, eviction without page table
- *                  references (evict-skip-refs=1)
- *   hca-prevgen    hca-noref, the walk also reading the previous aging's
+ *   hca-prevgen    hca, the walk also reading the previous aging's
  *                  generation (walk-prev-gen=1)
- *   hca-tiers      hca-noref, promotions counted in the tiers (walk-refs=1)
- *   hca-gap        hca-noref, the kmeans-gap classifier (3)
+ *   hca-tiers      hca, promotions counted in the tiers (walk-refs=1)
+ *   hca-gap        hca, the kmeans-gap classifier (3)
  *   unconstrained  as base, with no memory limit: the ceiling
  */
 #ifndef HWAGE_WORKLOAD_H
@@ -38,21 +43,22 @@
 
 /*
  * set the knobs of a configuration; 0, or -1 if it needs counts we lack.
- * The counter configurations set the classifier too: hca, hca-noref and
- * hca-prevgen k-means (2, the default), hca-share share (1), hca-linear
- * linear (0); walk-prev-gen: 1 for hca-prevgen (hca-noref with the
- * promotion walk looking at the previous aging's generation too), 0 (the
- * default) for the others; walk-refs: 1 for hca-tiers (hca-noref with
- * promotions counted in the folios' tiers), 0 (the default) for the
- * others; hca-gap: hca-noref with kmeans-gap (3).
+ * The counter configurations set the classifier too: hca, hca-refs,
+ * hca-noref and hca-prevgen k-means (2, the default), hca-share share (1),
+ * hca-linear linear (0), hca-gap kmeans-gap (3); evict-skip-refs: 0 for
+ * hca-refs, 1 (the default) for every other configuration, base included,
+ * which so leaves the default behind; walk-prev-gen: 1 for hca-prevgen
+ * (the promotion walk looking at the previous aging's generation too), 0
+ * (the default) for the others; walk-refs: 1 for hca-tiers (promotions
+ * counted in the folios' tiers), 0 (the default) for the others.
  */
 static inline int wl_config(const char *config)
 {
 	int linear = !strcmp(config, "hca-linear"), share = !strcmp(config, "hca-share");
 	int prevgen = !strcmp(config, "hca-prevgen"), tiers = !strcmp(config, "hca-tiers");
-	int gap = !strcmp(config, "hca-gap");
-	int noref = !strcmp(config, "hca-noref") || prevgen || tiers || gap;
-	int counts = !strcmp(config, "hca") || noref || linear || share;
+	int gap = !strcmp(config, "hca-gap"), refs = !strcmp(config, "hca-refs");
+	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
+		     prevgen || tiers || gap || linear || share;
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
 		return -1;
@@ -60,7 +66,7 @@ static inline int wl_config(const char *config)
 		return -1;
 	if (hca_counts(counts) && counts)
 		return -1;
-	if (hca_knob("evict-skip-refs", noref ? "1" : "0") && noref)
+	if (hca_knob("evict-skip-refs", refs ? "0" : "1") && counts)
 		return -1;
 	if (hca_knob("walk-prev-gen", prevgen ? "1" : "0") && prevgen)
 		return -1;

@@ -8,7 +8,8 @@
  *   hca        counter aging (hwage.hca=on): every page intact, and at least
  *              90% of the pages swapped out at the end of the run are cold
  *   switching  counter aging switched every half second under load: intact
- *   hca-noref  counter aging, eviction without references: intact
+ *   hca-refs   counter aging, every reference checked at eviction
+ *              (evict-skip-refs=0; hca has the default, 1): intact
  *
  * A run that pushed no page out to swap fails: the limit did not press,
  * so it checked nothing; so does a switching run with fewer than two flips.
@@ -98,7 +99,7 @@ int main(void)
 		ktap_skip("hca_every_page_intact", HCA_OFF_WHY);
 		ktap_skip("hca_evicts_cold_pages", HCA_OFF_WHY);
 		ktap_skip("counts_switching_under_load", HCA_OFF_WHY);
-		ktap_skip("hca_noref_every_page_intact", HCA_OFF_WHY);
+		ktap_skip("hca_refs_every_page_intact", HCA_OFF_WHY);
 		return ktap_end();
 	}
 	ktap_result(run("hca", 0, 1, &share, &swapped), "hca_every_page_intact");
@@ -106,7 +107,7 @@ int main(void)
 		  100 * share, swapped, 100 * MIN_COLD_SHARE);
 	ktap_result(swapped > 0 && share >= MIN_COLD_SHARE, "hca_evicts_cold_pages");
 	ktap_result(run("hca", 1, 0, &share, &swapped), "counts_switching_under_load");
-	ktap_result(run("hca-noref", 0, 0, &share, &swapped), "hca_noref_every_page_intact");
+	ktap_result(run("hca-refs", 0, 0, &share, &swapped), "hca_refs_every_page_intact");
 	wl_config("base");
 	return ktap_end();
 }

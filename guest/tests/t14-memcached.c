@@ -9,7 +9,7 @@
  *
  *   base       counter aging off (stock MGLRU)
  *   hca        counter aging on (lru_gen/enabled 0x0008)
- *   hca-noref  counter aging on and evict-skip-refs=1
+ *   hca-refs   counter aging on and evict-skip-refs=0 (hca: the default, 1)
  *
  * The last two need the counter engine (hwage.hca=on), otherwise they are
  * skipped. Each configuration passes when the client saw no wrong value,
@@ -50,7 +50,7 @@ static const struct config {
 } configs[] = {
 	{ "base", 0 },
 	{ "hca", 1 },
-	{ "hca-noref", 1 },
+	{ "hca-refs", 1 },
 };
 
 #define NCONFIGS (int)(sizeof(configs) / sizeof(configs[0]))

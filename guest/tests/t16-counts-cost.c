@@ -8,7 +8,7 @@
  *
  * w-hotcold runs in a fresh memory cgroup at twice its limit, swap on
  * zram, once with counter aging and its default evict-skip-refs
- * (hca-noref, hwage.hca=on only) and once without
+ * (hca, hwage.hca=on only) and once without
  * (base, every boot), each in a cgroup of its own. The figures are the
  * cgroup's, summed over its nodes, from right after it is made to right
  * after the workload ends, before it is removed.
@@ -146,7 +146,7 @@ int main(void)
 		ktap_skip("hca_sample_time_within_aging_time", HCA_OFF_WHY);
 		ktap_skip("hca_lru_lock_hold_histograms", HCA_OFF_WHY);
 	} else {
-		run("hca-noref", CG_HCA, &hca);
+		run("hca", CG_HCA, &hca);
 		ktap_result(hca.ok && hca.lines, "hca_run_pressed_and_intact");
 		ktap_result(hca.lines && hca.counts[2 * LG_COUNTS_SAMPLE + 1] > 0 &&
 			    hca.counts[2 * LG_COUNTS_SAMPLE] > 0 &&
@@ -166,7 +166,7 @@ int main(void)
 		ktap_result(hca.lines && hca.end_sample_ns >= 0 &&
 			    hca.end_sample_ns <= hca.end_aging_ns,
 			    "hca_sample_time_within_aging_time");
-		ktap_result(holds_ok("hca-noref", &hca), "hca_lru_lock_hold_histograms");
+		ktap_result(holds_ok("hca", &hca), "hca_lru_lock_hold_histograms");
 	}
 
 	run("base", CG_BASE, &base);
