@@ -19,8 +19,11 @@
 # Configurations:
 #   base           the patched kernel with counter aging off: stock MGLRU
 #   hca            counter aging on with the kernel's defaults, exact
-#                  counts: eviction without reference checks of the
-#                  folios the counts say are cold (evict-skip-refs=1)
+#                  counts: k-means with a gap (classifier 3), eviction
+#                  without reference checks of the folios the counts say
+#                  are cold (evict-skip-refs=1)
+#   hca-kmeans     hca with plain k-means (classifier 2, the default
+#                  before 2026-12-06)
 #   hca-refs       hca with every reference checked at eviction
 #                  (evict-skip-refs=0; what hca was before 2026-12-06)
 #   hca-s16        counter aging on, the plugin counting 1 access in 16
@@ -33,8 +36,8 @@
 #                  generation the previous aging made (walk-prev-gen)
 #   hca-tiers      hca with promotions by count counted in the
 #                  folios' tiers (walk-refs)
-#   hca-gap        hca with the kmeans-gap classifier (3)
-#   hca-share      counter aging with the share classifier (hca: k-means)
+#   hca-gap        the same as hca (kmeans-gap is the default now)
+#   hca-share      counter aging with the share classifier
 #   hca-linear     counter aging with the linear classifier (the RFC's)
 #   hca-p10        hca on a table in the POWER10 entry layout
 #                  (the plugin's format=p10: counts floored to m * 4^e,
@@ -47,7 +50,7 @@
 # Settings (environment):
 #   HWAGE_BENCH_ARCHS      targets (ppc64le x86_64)
 #   HWAGE_BENCH_RUNS       boots per configuration (10)
-#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-refs; hca-noref, hca-prevgen, hca-tiers, hca-gap,
+#   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-refs; hca-kmeans, hca-noref, hca-prevgen, hca-tiers, hca-gap,
 #                          hca-share, hca-linear, hca-p10, hca-mem and
 #                          unconstrained on request)
 #   HWAGE_BENCH_WORKLOADS  (hotcold,memcached)
@@ -106,8 +109,8 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-refs|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem unconstrained)" ;;
+	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do

@@ -5,9 +5,11 @@
  *
  *   base           counter aging off: stock MGLRU
  *   hca            counter aging on (lru_gen/enabled 0x0008 set), the
- *                  kernel's defaults: k-means, eviction without the page
- *                  table references of folios with cold counts
- *                  (evict-skip-refs=1)
+ *                  kernel's defaults: k-means with a gap (classifier 3),
+ *                  eviction without the page table references of folios
+ *                  with cold counts (evict-skip-refs=1)
+ *   hca-kmeans     hca with plain k-means (classifier 2; the default
+ *                  before 2026-12-06)
  *   hca-refs       hca, every page table reference checked
  *                  (evict-skip-refs=0)
  *   hca-noref      the same as hca (its name from before evict-skip-refs
@@ -17,7 +19,7 @@
  *   hca-prevgen    hca, the walk also reading the previous aging's
  *                  generation (walk-prev-gen=1)
  *   hca-tiers      hca, promotions counted in the tiers (walk-refs=1)
- *   hca-gap        hca, the kmeans-gap classifier (3)
+ *   hca-gap        the same as hca (kmeans-gap, now the default)
  *   unconstrained  as base, with no memory limit: the ceiling
  */
 #ifndef HWAGE_WORKLOAD_H
@@ -43,9 +45,9 @@
 
 /*
  * set the knobs of a configuration; 0, or -1 if it needs counts we lack.
- * The counter configurations set the classifier too: hca, hca-refs,
- * hca-noref and hca-prevgen k-means (2, the default), hca-share share (1),
- * hca-linear linear (0), hca-gap kmeans-gap (3); evict-skip-refs: 0 for
+ * The counter configurations set the classifier too: hca-kmeans k-means
+ * (2), hca-share share (1), hca-linear linear (0), the others kmeans-gap
+ * (3, the default); evict-skip-refs: 0 for
  * hca-refs, 1 (the default) for every other configuration, base included,
  * which so leaves the default behind; walk-prev-gen: 1 for hca-prevgen
  * (the promotion walk looking at the previous aging's generation too), 0
@@ -57,12 +59,13 @@ static inline int wl_config(const char *config)
 	int linear = !strcmp(config, "hca-linear"), share = !strcmp(config, "hca-share");
 	int prevgen = !strcmp(config, "hca-prevgen"), tiers = !strcmp(config, "hca-tiers");
 	int gap = !strcmp(config, "hca-gap"), refs = !strcmp(config, "hca-refs");
+	int kmeans = !strcmp(config, "hca-kmeans");
 	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
-		     prevgen || tiers || gap || linear || share;
+		     prevgen || tiers || gap || kmeans || linear || share;
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
 		return -1;
-	if (counts && hca_knob("classifier", linear ? "0" : share ? "1" : gap ? "3" : "2"))
+	if (counts && hca_knob("classifier", linear ? "0" : share ? "1" : kmeans ? "2" : "3"))
 		return -1;
 	if (hca_counts(counts) && counts)
 		return -1;

@@ -8,7 +8,7 @@
  *     <the workload's result fields> <the cgroup's counters>
  *
  * Kernel command line:
- *   hwage.config=base|hca|hca-refs|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
+ *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
  *                unconstrained
  *                            (base; see lib/workload.h)
  *   hwage.workloads=hotcold,memcached               (both)

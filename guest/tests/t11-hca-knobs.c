@@ -26,10 +26,10 @@ struct knob {
 static const struct knob knobs[] = {
 	{ "scan-pfn-ratio", { "1", "100", "50" }, { "0", "101" } },
 	{ "scan-skip-msec", { "0", "60000", "100" }, { "60001" } },
-	{ "evict-skip-refs", { "1", "0" }, { "2" } },
+	{ "evict-skip-refs", { "0", "1" }, { "2" } },
 	{ "walk-prev-gen", { "1", "0" }, { "2" } },
 	{ "walk-refs", { "1", "0" }, { "2" } },
-	{ "classifier", { "0", "1", "3", "2" }, { "4" } },
+	{ "classifier", { "0", "1", "2", "3" }, { "4" } },
 	{ "refault-gens", { "0", "1024", "8" }, { "1025" } },
 };
 
