@@ -47,9 +47,9 @@
  * set the knobs of a configuration; 0, or -1 if it needs counts we lack.
  * The counter configurations set the classifier too: hca-kmeans k-means
  * (2), hca-share share (1), hca-linear linear (0), the others kmeans-gap
- * (3, the default); evict-skip-refs: 0 for
- * hca-refs, 1 (the default) for every other configuration, base included,
- * which so leaves the default behind; walk-prev-gen: 1 for hca-prevgen
+ * (3, the default); evict-skip-refs: 0 for hca-refs, 1 (the default) for
+ * every other configuration, base included, which so leaves the default
+ * behind; walk-prev-gen: 1 for hca-prevgen
  * (the promotion walk looking at the previous aging's generation too), 0
  * (the default) for the others; walk-refs: 1 for hca-tiers (promotions
  * counted in the folios' tiers), 0 (the default) for the others.
