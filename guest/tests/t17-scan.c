@@ -96,7 +96,7 @@ int main(void)
 	 * A known defect (issue 11). With the credit (a hot page stays four
 	 * walks after its count last said it is hot; one read back in within
 	 * refault-gens generations of its eviction gets full credit) the
-	 * loss fell from 74-88% to 14-21% per pass on prod kernels, and it
+	 * loss fell from 74-88% to 14-25% per pass on prod kernels, and it
 	 * still falls from pass to pass as the hot set settles in: the first
 	 * passes lose the hot pages read back in later than refault-gens
 	 * after their eviction, or not hot by count for longer than four
