@@ -35,8 +35,9 @@
  * (decays: the counter table's decays during the pass, -1 without a
  * backend: how many decay windows a pass spans), then
  *   result passes=N hot_pages=N cold_pages=N lost_pct_max=X lost_pct_mean=X
- *     secs=S errors=N
- * over the scored passes; the exit status is 0 only if errors=0.
+ *     lost_pct_last=X decays_max=N secs=S errors=N
+ * over the scored passes (decays_max: the most decay windows a scored pass
+ * spanned, -1 without a backend); the exit status is 0 only if errors=0.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -191,7 +192,8 @@ int main(int argc, char **argv)
 	signed char *hs = NULL, *gs = NULL, chs, cgs;
 	struct diag d_lost, d_kept, d_cold;
 	int diag = 0;
-	double t0, lost_max = 0, lost_sum = 0;
+	double t0, lost_max = 0, lost_sum = 0, lost_last = 0;
+	long long decays_max = -1;
 	unsigned char *lost;
 	size_t i, c;
 	long p;
@@ -249,7 +251,8 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	for (p = 0; p < passes; p++) {
 		size_t nr_lost = 0, per_chunk = (size_t)reads * nr_hot / chunks;
-		long long epoch0 = (long long)hca_epoch();
+		long long decays, epoch0 = (long long)hca_epoch();
+		double lost_pct;
 
 		memset(lost, 0, nr_hot);
 		memset(&d_lost, 0, sizeof(d_lost));
@@ -296,13 +299,15 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < nr_hot; i++)
 			nr_lost += lost[i];
+		lost_pct = 100.0 * nr_lost / nr_hot;
+		decays = epoch0 < 0 ? -1 : (long long)hca_epoch() - epoch0;
 		printf("pass %ld hot_lost=%zu hot_lost_pct=%.1f decays=%lld\n", p, nr_lost,
-		       100.0 * nr_lost / nr_hot,
-		       epoch0 < 0 ? -1 : (long long)hca_epoch() - epoch0);
+		       lost_pct, decays);
 		if (p) {
-			lost_sum += 100.0 * nr_lost / nr_hot;
-			if (100.0 * nr_lost / nr_hot > lost_max)
-				lost_max = 100.0 * nr_lost / nr_hot;
+			lost_sum += lost_pct;
+			lost_max = lost_pct > lost_max ? lost_pct : lost_max;
+			lost_last = lost_pct;
+			decays_max = decays > decays_max ? decays : decays_max;
 		}
 	}
 	for (i = 0; i < nr_hot; i++)
@@ -311,7 +316,8 @@ int main(int argc, char **argv)
 		check(cold + i * psz, nr_hot + i, cold_ver[i]);
 
 	printf("result passes=%ld hot_pages=%zu cold_pages=%zu lost_pct_max=%.1f "
-	       "lost_pct_mean=%.1f secs=%.2f errors=%llu\n", passes - 1, nr_hot, nr_cold, lost_max,
-	       lost_sum / (passes - 1), now_s() - t0, errors);
+	       "lost_pct_mean=%.1f lost_pct_last=%.1f decays_max=%lld secs=%.2f errors=%llu\n",
+	       passes - 1, nr_hot, nr_cold, lost_max, lost_sum / (passes - 1), lost_last,
+	       decays_max, now_s() - t0, errors);
 	return errors ? 1 : 0;
 }
