@@ -49,9 +49,14 @@
  */
 #define MAX_WINDOWS 6
 
+/* what w-scan reports of the scored passes: hot set lost (%), decay windows */
+struct scan_result {
+	double max, mean, last;
+	long long windows;
+};
+
 /* one run under config; 1 if every page was intact and pages went to swap */
-static int run(const char *config, double *lost_max, double *lost_mean, double *lost_last,
-	       long long *windows)
+static int run(const char *config, struct scan_result *r)
 {
 	/* hwage.scan_diag=1: w-scan -D, the hot pages' states (slower) */
 	int diag = !strcmp(kparam("scan_diag", "0"), "1") && strcmp(config, "base");
@@ -61,8 +66,8 @@ static int run(const char *config, double *lost_max, double *lost_mean, double *
 	char res[512];
 	int st, intact;
 
-	*lost_max = *lost_mean = *lost_last = -1;
-	*windows = -1;
+	r->max = r->mean = r->last = -1;
+	r->windows = -1;
 	if (wl_config(config) || cg_create(CG, (long long)LIMIT_MB << 20)) {
 		ktap_diag("%s: cannot set the knobs or the cgroup up", config);
 		return 0;
@@ -70,13 +75,13 @@ static int run(const char *config, double *lost_max, double *lost_mean, double *
 	st = wl_run(CG, argv, NULL, res, sizeof(res), NULL);
 	out = vmstat("pswpout") - out0;
 	rmdir(CG);
-	*lost_max = wl_get(res, "lost_pct_max");
-	*lost_mean = wl_get(res, "lost_pct_mean");
-	*lost_last = wl_get(res, "lost_pct_last");
-	*windows = wl_get(res, "decays_max");
+	r->max = wl_get(res, "lost_pct_max");
+	r->mean = wl_get(res, "lost_pct_mean");
+	r->last = wl_get(res, "lost_pct_last");
+	r->windows = wl_get(res, "decays_max");
 	ktap_diag("%s: hot set lost per pass: mean %.1f%%, worst %.1f%%, last %.1f%%; "
-		  "%.1f s, up to %lld decay windows a pass, pswpout +%lld", config, *lost_mean,
-		  *lost_max, *lost_last, wl_get(res, "secs"), *windows, out);
+		  "%.1f s, up to %lld decay windows a pass, pswpout +%lld", config, r->mean,
+		  r->max, r->last, wl_get(res, "secs"), r->windows, out);
 	intact = WIFEXITED(st) && WEXITSTATUS(st) == 0 && wl_get(res, "errors") == 0;
 	if (intact && out <= 0)
 		ktap_diag("%s: no page went out to swap: the limit did not press", config);
@@ -85,8 +90,7 @@ static int run(const char *config, double *lost_max, double *lost_mean, double *
 
 int main(void)
 {
-	double base_max, base_mean, base_last, max, mean, last;
-	long long base_windows, windows;
+	struct scan_result base, hca, other;
 	int ok;
 
 	ktap_begin("scan", 7);
@@ -94,8 +98,7 @@ int main(void)
 		ktap_result(0, "zram_swap");
 		return ktap_end();
 	}
-	ktap_result(run("base", &base_max, &base_mean, &base_last, &base_windows),
-		    "base_every_page_intact");
+	ktap_result(run("base", &base), "base_every_page_intact");
 	if (!hca_on()) {
 		ktap_skip("hca_every_page_intact", HCA_OFF_WHY);
 		ktap_skip("hca_keeps_the_hot_set", HCA_OFF_WHY);
@@ -105,30 +108,31 @@ int main(void)
 		ktap_skip("hca_kmeans_every_page_intact", HCA_OFF_WHY);
 		return ktap_end();
 	}
-	ok = run("hca", &max, &mean, &last, &windows);
+	ok = run("hca", &hca);
 	wl_config("base");
 	ktap_result(ok, "hca_every_page_intact");
 	ktap_diag("hca: mean loss per pass %.1f%%, last pass %.1f%% (want <= %.0f%% each), "
-		  "worst %.1f%%; base's mean %.1f%%", mean, last, MAX_LOST_PCT, max, base_mean);
-	if (ok && windows > MAX_WINDOWS) {
+		  "worst %.1f%%; base's mean %.1f%%", hca.mean, hca.last, MAX_LOST_PCT, hca.max,
+		  base.mean);
+	if (ok && hca.windows > MAX_WINDOWS) {
 		char why[128];
 
 		snprintf(why, sizeof(why), "a pass spans up to %lld decay windows, more than %d",
-			 windows, MAX_WINDOWS);
+			 hca.windows, MAX_WINDOWS);
 		ktap_skip("hca_keeps_the_hot_set", why);
 		ktap_skip("hca_keeps_the_hot_set_settled", why);
 	} else {
-		ktap_result(ok && windows > 0 && mean >= 0 && mean <= MAX_LOST_PCT,
+		ktap_result(ok && hca.windows > 0 && hca.mean >= 0 && hca.mean <= MAX_LOST_PCT,
 			    "hca_keeps_the_hot_set");
-		ktap_result(ok && windows > 0 && last >= 0 && last <= MAX_LOST_PCT,
+		ktap_result(ok && hca.windows > 0 && hca.last >= 0 && hca.last <= MAX_LOST_PCT,
 			    "hca_keeps_the_hot_set_settled");
 	}
-	ktap_result(ok && mean >= 0 && base_mean >= 0 && mean <= base_mean,
+	ktap_result(ok && hca.mean >= 0 && base.mean >= 0 && hca.mean <= base.mean,
 		    "hca_loses_less_than_base");
-	ok = run("hca-tiers", &max, &mean, &last, &windows);
+	ok = run("hca-tiers", &other);
 	wl_config("base");
 	ktap_result(ok, "hca_tiers_every_page_intact");
-	ok = run("hca-kmeans", &max, &mean, &last, &windows);
+	ok = run("hca-kmeans", &other);
 	wl_config("base");
 	ktap_result(ok, "hca_kmeans_every_page_intact");
 	return ktap_end();
