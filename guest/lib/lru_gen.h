@@ -6,7 +6,7 @@
  *   memcg ID PATH                          first node of each memcg only
  *    node NID
  *     hotness max N min N threshold anon N file N walked N promoted N
- *                                          the promotion walk (patch 16)
+ *                                          the promotion walk (patch 3)
  *    SEQ AGE_MS NR_ANON NR_FILE            one line per generation
  *               TIER ...                   lru_gen_full: per tier, and
  *                     ...                  the page table walk's stats
@@ -19,10 +19,10 @@
  * walk line's after 12 spaces of indent: that tells them apart.
  *
  * The counts line is the time and number of the reads of page access
- * counts (patch 14), in all, then in the aging's promotion walk (which
+ * counts (patch 9), in all, then in the aging's promotion walk (which
  * the aging time includes) and in the eviction's check of the folios it
- * isolated (evict-skip-refs, patch 17). The
- * hold lines are the eviction's lru_lock holds (patch 15): the bucket i
+ * isolated (evict-skip-refs, patch 5). The
+ * hold lines are the eviction's lru_lock holds (patch 10): the bucket i
  * of log2_ns counts the holds of [2^i, 2^(i+1)) ns, the first also 0 ns,
  * the last also longer; holds is the sum of the buckets.
  */

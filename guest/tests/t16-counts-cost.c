@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The cost of reading access counts, where it is spent (patches 14 and 15),
+ * The cost of reading access counts, where it is spent (patches 9 and 10),
  * from lru_gen_full:
  *
  *   counts ns N calls N sample ns N calls N evict ns N calls N

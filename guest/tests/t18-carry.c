@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The counts of a page the kernel moves (patches 19-20): khugepaged's
+ * The counts of a page the kernel moves (patch 6): khugepaged's
  * collapse, run synchronously by MADV_COLLAPSE, copies every base page of
  * a range into a new huge page, as migration copies a folio. The new pages
  * must take over the old pages' counts and ages, less the accesses of the
