@@ -89,7 +89,7 @@ static int write_table(const char *path, uint64_t nr_pages, unsigned int shift)
 	FILE *f;
 	int i;
 
-	hca_header_init(&hdr, nr_pages, shift, 0, 1, 0);
+	hca_header_init(&hdr, nr_pages, shift, 0, 0, 1, 0);
 	for (i = 0; i < nr_sets; i++)
 		if (set_field(&hdr, sets[i]))
 			return -2;

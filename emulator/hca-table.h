@@ -45,15 +45,17 @@ static inline __u64 hca_table_size(__u64 nr_pages, __u32 entry_size)
 
 /*
  * hca_header_init() - the header of an idle table, before the guest runs:
- * geometry, the engine's settings (@flags: HCA_TABLE_FLAG_*), epoch 0,
- * counting enabled, no ground truth asked for. The entries start right
- * after the header. The magic is stored last, with release order, so that
- * a reader that sees it sees the rest. Written in host order: the plugin and hca-size refuse to build on
- * a big-endian host.
+ * geometry, the engine's settings (@flags: HCA_TABLE_FLAG_*; a decay every
+ * @decay_insns guest instructions or every @decay_ns nanoseconds of guest
+ * time, the other 0), epoch 0, counting enabled, no ground truth asked for.
+ * The entries start right after the header. The magic is stored last, with
+ * release order, so that a reader that sees it sees the rest. Written in
+ * host order: the plugin and hca-size refuse to build on a big-endian host.
  */
 static inline void hca_header_init(struct hca_table_header *hdr,
 				   __u64 nr_pages, unsigned int page_shift,
-				   __u64 decay_insns, __u32 sample, __u32 flags)
+				   __u64 decay_insns, __u64 decay_ns,
+				   __u32 sample, __u32 flags)
 {
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->version = HCA_TABLE_VERSION;
@@ -64,6 +66,7 @@ static inline void hca_header_init(struct hca_table_header *hdr,
 	hdr->entries_offset = HCA_TABLE_HEADER_SIZE;
 	hdr->table_size = hca_table_size(nr_pages, hdr->entry_size);
 	hdr->decay_insns = decay_insns;
+	hdr->decay_ns = decay_ns;
 	hdr->sample = sample;
 	hdr->age_max = flags & HCA_TABLE_FLAG_FORMAT_P10 ? HCA_P10_AGE_MAX : HCA_AGE_MAX;
 	hdr->count_max = HCA_COUNT_MAX;

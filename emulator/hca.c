@@ -14,7 +14,8 @@
  *   -object memory-backend-file,id=hca,share=on,mem-path=/dev/shm/t,size=S
  *   -device ivshmem-plain,memdev=hca
  *   -plugin libhca.so,table=/dev/shm/t,ram=1G[,page=4096][,sample=1]
- *           [,decay=100000000][,decay_mode=move][,ifetch=off][,truth=PATH]
+ *           [,decay=100000000][,decay_clock=insns][,decay_mode=move]
+ *           [,ifetch=off][,truth=PATH]
  *           [,lines=on][,cache=SIZE][,cache_ways=8][,format=plain]
  *           [,serial=off] -d plugin
  *
@@ -60,6 +61,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <qemu-plugin.h>
@@ -83,7 +85,8 @@ static uint64_t page_size = 4096;
 static unsigned int page_shift = 12;
 static uint64_t nr_pages;
 static uint32_t sample = 1;
-static uint64_t decay_insns = 100000000;
+static uint64_t decay_period = 100000000;	/* decay=: insns or ns */
+static bool decay_time;			/* decay_clock=time */
 static enum hca_decay_mode decay_mode = HCA_DECAY_MOVE;
 static uint64_t cache_size;		/* cache=, bytes; 0: no cache model */
 static uint64_t cache_ways = 8;		/* cache_ways= */
@@ -153,7 +156,8 @@ static uint32_t truth_served;
  * clock once it reaches clock_chunk; a vCPU going idle flushes too.  A
  * flush that finds the clock past next_decay applies the decays that are
  * due, and a flush also checks whether the guest asked for a ground-truth
- * dump.
+ * dump.  With decay_clock=time the decays are not on this clock but on a
+ * thread of their own (see decay_thread_fn()); the flushes still run.
  *
  * Per-vCPU state also carries the sampling countdown: with sample=N, the
  * next access counted is drawn uniformly in [1, 2N-1] accesses ahead (mean
@@ -434,10 +438,81 @@ static void engine_decay(uint64_t now)
 	while (now >= next) {
 		if (__atomic_load_n(&hdr->enabled, __ATOMIC_ACQUIRE))
 			table_decay();
-		next += decay_insns;
+		next += decay_period;
 	}
 	__atomic_store_n(&next_decay, next, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&decay_lock);
+}
+
+/*
+ * decay_clock=time: a decay every decay_period nanoseconds of guest time,
+ * applied by a thread of the plugin's own, so that the counts of an idle
+ * guest age too.  QEMU's plugin API does not give the guest's clock (the
+ * virtual clock); without -icount that clock is the host's monotonic clock
+ * while the VM runs, which is what the thread sleeps on.  Two differences
+ * remain: the thread does not stop while the VM is paused (no plugin
+ * callback tells), and it starts when the plugin is installed, a little
+ * before the guest.  Under -icount the virtual clock follows instructions:
+ * decay_clock=insns is then the guest's time, in other units.
+ *
+ * The thread holds decay_lock but while it sleeps; a decay it applies
+ * late, on a busy host, is followed at once by those that fell due
+ * meanwhile, as with the instruction clock.
+ */
+static pthread_t decay_thread;
+static pthread_cond_t decay_cond;
+static bool decay_stop;			/* under decay_lock */
+#define DECAY_NS_MIN		1000000	/* 1 ms */
+
+static void *decay_thread_fn(void *arg)
+{
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&decay_lock);
+	while (!decay_stop) {
+		next.tv_sec += decay_period / 1000000000;
+		next.tv_nsec += decay_period % 1000000000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000;
+		}
+		while (!decay_stop &&
+		       pthread_cond_timedwait(&decay_cond, &decay_lock, &next) != ETIMEDOUT)
+			;
+		if (!decay_stop && __atomic_load_n(&hdr->enabled, __ATOMIC_ACQUIRE))
+			table_decay();
+	}
+	pthread_mutex_unlock(&decay_lock);
+	return NULL;
+}
+
+static int decay_thread_start(void)
+{
+	pthread_condattr_t attr;
+	int err;
+
+	err = pthread_condattr_init(&attr);
+	if (!err)
+		err = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!err)
+		err = pthread_cond_init(&decay_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (!err)
+		err = pthread_create(&decay_thread, NULL, decay_thread_fn, NULL);
+	if (err)
+		fprintf(stderr, "hca: decay_clock=time: cannot start the decay "
+			"thread: %s\n", strerror(err));
+	return err ? -1 : 0;
+}
+
+static void decay_thread_stop(void)
+{
+	pthread_mutex_lock(&decay_lock);
+	decay_stop = true;
+	pthread_cond_signal(&decay_cond);
+	pthread_mutex_unlock(&decay_lock);
+	pthread_join(decay_thread, NULL);
 }
 
 /*
@@ -532,7 +607,7 @@ static void clock_run(void)
 	uint32_t req;
 
 	now = clock_now();
-	if (now >= __atomic_load_n(&next_decay, __ATOMIC_RELAXED))
+	if (!decay_time && now >= __atomic_load_n(&next_decay, __ATOMIC_RELAXED))
 		engine_decay(now);
 	if (truth) {
 		req = __atomic_load_n(&hdr->truth_req, __ATOMIC_ACQUIRE);
@@ -797,6 +872,8 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 	 * vCPU exits QEMU itself (isa-debug-exit): then the others may still
 	 * run, and a count they make meanwhile may be missed or added twice.
 	 */
+	if (decay_time)
+		decay_thread_stop();
 	for (i = 0; i < nr_vcpus; i++)
 		pending_flush(&vcpus[i]);
 	insns = clock_now();
@@ -858,7 +935,8 @@ static int table_setup(void)
 		return -1;
 	}
 	memset(hdr, 0, table_size);
-	hca_header_init(hdr, nr_pages, page_shift, decay_insns, sample, flags);
+	hca_header_init(hdr, nr_pages, page_shift, decay_time ? 0 : decay_period,
+			decay_time ? decay_period : 0, sample, flags);
 	entries = (struct hca_entry *)((char *)hdr + hdr->entries_offset);
 	p10_words = (uint64_t *)entries;
 	if (p10) {
@@ -881,7 +959,13 @@ static int table_setup(void)
  *   ram=SIZE        guest RAM size (required), a multiple of page
  *   page=SIZE       bytes per entry, a power of two, 4096 to 1G (4096)
  *   sample=N        count 1 access in N on average, adding N (1: exact)
- *   decay=INSNS     guest instructions between decays (100000000)
+ *   decay=N         guest instructions between decays (100000000), or
+ *                   nanoseconds of guest time with decay_clock=time (at
+ *                   least 1000000)
+ *   decay_clock=insns|time  what clocks the decays (insns): guest
+ *                   instructions, summed over the vCPUs, which makes runs
+ *                   repeatable but stops while the guest idles; or guest
+ *                   time, which runs on (see decay_thread_fn())
  *   decay_mode=move|shift  what a decay does to the counts (move):
  *                   move: prev_count = count; shift: prev_count = (prev_count
  *                   + count) / 2; count = 0 in both (hca_decay_pair())
@@ -961,9 +1045,17 @@ static int parse_option(const char *opt)
 		sample = v;
 	} else if (!strcmp(key, "decay")) {
 		if (!parse_u64(val, &v) || !v)
-			return bad_value(key, val, "want a number of guest "
-					 "instructions > 0");
-		decay_insns = v;
+			return bad_value(key, val, "want a number > 0 of guest "
+					 "instructions (or of ns with "
+					 "decay_clock=time)");
+		decay_period = v;
+	} else if (!strcmp(key, "decay_clock")) {
+		if (!strcmp(val, "insns"))
+			decay_time = false;
+		else if (!strcmp(val, "time"))
+			decay_time = true;
+		else
+			return bad_value(key, val, "want insns or time");
 	} else if (!strcmp(key, "decay_mode")) {
 		if (!strcmp(val, "move"))
 			decay_mode = HCA_DECAY_MOVE;
@@ -1050,6 +1142,12 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 			"power of two of sets)\n", cache_ways, cache_size);
 		return -1;
 	}
+	if (decay_time && decay_period < DECAY_NS_MIN) {
+		fprintf(stderr, "hca: bad value for decay: '%" PRIu64 "' (want at "
+			"least %u ns with decay_clock=time: a decay walks the "
+			"whole table)\n", decay_period, DECAY_NS_MIN);
+		return -1;
+	}
 	page_shift = __builtin_ctzll(page_size);
 	nr_pages = ram_size >> page_shift;
 	if (table_setup())
@@ -1090,19 +1188,23 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 	truth = truth_path;
 	clock_sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
 	vcpu_insns = qemu_plugin_scoreboard_u64(clock_sb);
-	clock_chunk = decay_insns < 65536 ? decay_insns : 65536;
-	next_decay = decay_insns;
+	clock_chunk = !decay_time && decay_period < 65536 ? decay_period : 65536;
+	next_decay = decay_period;
 
 	snprintf(msg, sizeof(msg), "hca: table=%s size=%" PRIu64 " pages=%"
 		 PRIu64 " page=%" PRIu64 " sample=%" PRIu32 " decay=%" PRIu64
-		 " decay_mode=%s cache=%" PRIu64 " cache_ways=%" PRIu64
-		 " format=%s lines=%s serial=%s%s%s\n", table_path, table_size,
-		 nr_pages, page_size, sample, decay_insns,
+		 " decay_clock=%s decay_mode=%s cache=%" PRIu64 " cache_ways=%"
+		 PRIu64 " format=%s lines=%s serial=%s%s%s\n", table_path,
+		 table_size, nr_pages, page_size, sample, decay_period,
+		 decay_time ? "time" : "insns",
 		 decay_mode == HCA_DECAY_SHIFT ? "shift" : "move",
 		 cache_size, cache_ways, p10 ? "p10" : "plain",
 		 lines ? "on" : "off", serial ? "on" : "off",
 		 truth_path ? " truth=" : "", truth_path ? truth_path : "");
 	qemu_plugin_outs(msg);
+
+	if (decay_time && decay_thread_start())
+		return -1;
 
 	qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, vcpu_tb_trans);

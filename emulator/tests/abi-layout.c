@@ -43,6 +43,7 @@ int main(void)
 	FIELD(hca_table_header, age_max);
 	FIELD(hca_table_header, count_max);
 	FIELD(hca_table_header, flags);
+	FIELD(hca_table_header, decay_ns);
 	FIELD(hca_table_header, reserved0);
 	FIELD(hca_table_header, enabled);
 	FIELD(hca_table_header, truth_req);

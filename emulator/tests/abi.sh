@@ -99,9 +99,9 @@ table_size() {
 	case $n in ''|*[!0-9]*) echo 0 ;; *) echo "$n" ;; esac
 }
 
-# header_diff FILE PAGE_SHIFT NR_PAGES TABLE_SIZE DECAY SAMPLE: fields_diff
-# of the header of FILE against an idle header (no decay yet, counting on,
-# no ground truth asked for).
+# header_diff FILE PAGE_SHIFT NR_PAGES TABLE_SIZE DECAY SAMPLE [DECAY_NS]:
+# fields_diff of the header of FILE against an idle header (no decay yet,
+# counting on, no ground truth asked for); DECAY is decay_insns.
 header_diff() {
 	fields_diff "$1" hca_table_header 0 \
 		"magic=${CONST[HCA_TABLE_MAGIC]-}" "version=${CONST[HCA_TABLE_VERSION]-}" \
@@ -109,8 +109,8 @@ header_diff() {
 		"entry_size=${SSIZE[hca_entry]-}" "nr_pages=$3" \
 		"entries_offset=${CONST[HCA_TABLE_HEADER_SIZE]-}" "table_size=$4" epoch=0 \
 		"decay_insns=$5" "sample=$6" "age_max=${CONST[HCA_AGE_MAX]-}" \
-		"count_max=${CONST[HCA_COUNT_MAX]-}" flags=0 reserved0=zero enabled=1 \
-		truth_req=0 truth_done=0 reserved1=zero
+		"count_max=${CONST[HCA_COUNT_MAX]-}" flags=0 "decay_ns=${7:-0}" \
+		reserved0=zero enabled=1 truth_req=0 truth_done=0 reserved1=zero
 }
 
 # entry_base FILE PFN: offset of entries[PFN] by the header's entries_offset.
@@ -126,7 +126,7 @@ header_field() {
 	read_field "$1" "${OFF[hca_table_header.$2]}" "${SIZE[hca_table_header.$2]}"
 }
 
-ktap_plan 13
+ktap_plan 14
 : >"$tmp/layout"
 
 # 1-3: the header of the series, and its layout.
@@ -321,7 +321,8 @@ problems=$([ $rc = 0 ] || echo "hca-size -w -s ...: exit $rc: $(cat "$tmp/out")"
 		"entry_size=${SSIZE[hca_entry]-}" nr_pages=2048 \
 		entries_offset=$((1 << 40)) "table_size=$S" epoch=0 decay_insns=0 sample=1 \
 		"age_max=${CONST[HCA_AGE_MAX]-}" "count_max=${CONST[HCA_COUNT_MAX]-}" \
-		flags=128 reserved0=zero enabled=1 truth_req=0 truth_done=0 reserved1=zero
+		flags=128 decay_ns=0 reserved0=zero enabled=1 truth_req=0 truth_done=0 \
+		reserved1=zero
 	for bad in nosuch=1 flags=0x100000000 flags version=x; do
 		rm -f "$tmp/t"
 		"$EMU_OUT/hca-size" -w "$tmp/t" -s "$bad" $EMU_RAM 8K >"$tmp/out" 2>&1
@@ -330,5 +331,15 @@ problems=$([ $rc = 0 ] || echo "hca-size -w -s ...: exit $rc: $(cat "$tmp/out")"
 			echo "-s $bad: exit $rc, file $([ -e "$tmp/t" ] && echo written || echo none), said: $(head -c 200 "$tmp/out")"
 	done)
 report hca_size_sets_fields_at_layout "$problems"
+
+# 14: decays clocked in guest time (decay_clock=time): the period in
+# decay_ns where the header puts it, decay_insns 0 (DECAY ns is 16 minutes:
+# no decay happens in the run).
+S=$(table_size $EMU_RAM)
+emu_run pattern "$T,$R,decay=$DECAY,decay_clock=time"
+rc=$?
+problems=$([ $rc = $EMU_EXIT ] || echo "QEMU exit $rc, want $EMU_EXIT: $(tail -n 3 "$EMU_LOG")"
+	header_diff "$tmp/t" 12 4096 "$S" 0 1 $DECAY)
+report plugin_header_time_clock "$problems"
 
 ktap_done

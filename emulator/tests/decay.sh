@@ -9,11 +9,19 @@
 # its history per decay where move keeps none; with one every 10000 (8 to
 # 12), the history has faded out of every page. The header's flags say
 # HCA_TABLE_FLAG_DECAY_SHIFT (1) under shift.
+#
+# Then the decay clock (decay_clock=insns|time), on the "idle" guest: the
+# pattern, then halted until QEMU is stopped from outside, 2 s later. On
+# instructions nothing decays while it idles (epoch 0, A's 1000 loads in
+# its count); on guest time, with a decay every 50 ms, about 40 decays
+# happen (10 to 50 allowed: QEMU starts and stops within that time, on a
+# host that may be busy), A's history is gone and its age is the epoch.
+# The header says which clock: decay_insns 0 and decay_ns the period.
 set -u
 . "$(dirname "$0")/lib.sh"
 emu_setup
 
-ktap_plan 5
+ktap_plan 9
 emu_build
 ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
@@ -52,3 +60,65 @@ hi=$(((1007 >> (ep - 1)) + 7))
 ktap_ok shift_history_fades $? "exit $rc epoch=$ep (want 8..12); A: $ac $ap $aa" \
 	"(want count+prev in 3..$hi); B: $(emu_entry "$tmp/t" 32), C: $(emu_entry "$tmp/t" 48)" \
 	"(want 0 0 epoch)"
+
+# run_idle OPTIONS: the idle guest for 2 s; sets rc, ep, A's entry, and the
+# header's decay_insns (offset 56) and decay_ns (offset 80) in di dn
+run_idle() {
+	EMU_TIMEOUT=2 emu_run idle "$T,$R,$1"
+	rc=$?
+	ep=$(emu_u64 "$tmp/t" 48)
+	di=$(emu_u64 "$tmp/t" 56)
+	dn=$(emu_u64 "$tmp/t" 80)
+	read -r ac ap aa < <(emu_entry "$tmp/t" 16)
+}
+
+run_idle decay=50000
+[ $rc = 124 ] && [ "$ep" = 0 ] && [ "$ac $ap $aa" = "1000 0 0" ] &&
+	[ "$di" = 50000 ] && [ "$dn" = 0 ]
+ktap_ok insns_clock_stops_when_idle $? "exit $rc (want 124, stopped by timeout)" \
+	"epoch=$ep (want 0); A: $ac $ap $aa (want 1000 0 0);" \
+	"header decay_insns=$di decay_ns=$dn (want 50000 0)"
+
+run_idle decay=50000000,decay_clock=time
+[ $rc = 124 ] && [ "$ep" -ge 10 ] && [ "$ep" -le 50 ] &&
+	[ "$ac $ap $aa" = "0 0 $((ep < 255 ? ep : 255))" ] &&
+	[ "$di" = 0 ] && [ "$dn" = 50000000 ] &&
+	grep -q "decay_clock=time" "$EMU_LOG"
+ktap_ok time_clock_runs_when_idle $? "exit $rc (want 124)" \
+	"epoch=$ep (want 10..50 in 2 s at 50 ms); A: $ac $ap $aa (want 0 0 epoch);" \
+	"header decay_insns=$di decay_ns=$dn (want 0 50000000);" \
+	"$(grep -m 1 '^hca: table' "$EMU_LOG")"
+
+# the p10 layout under the time clock, decay_mode=shift: the same, and the
+# header's flags say both (HCA_TABLE_FLAG_FORMAT_P10 | DECAY_SHIFT = 5);
+# the POWER10 age saturates at 7
+run_idle decay=50000000,decay_clock=time,format=p10,decay_mode=shift
+flags=$(emu_u32 "$tmp/t" 76)
+[ $rc = 124 ] && [ "$ep" -ge 10 ] && [ "$ep" -le 50 ] && [ "$flags" = 5 ] &&
+	[ "$ac $ap $aa" = "0 0 7" ] && [ "$dn" = 50000000 ]
+ktap_ok time_clock_p10_shift $? "exit $rc (want 124) epoch=$ep (want 10..50)" \
+	"flags=$flags (want 5); A: $ac $ap $aa (want 0 0 7); decay_ns=$dn"
+
+# enabled=0 (the guest's switch, poked here as the driver writes it) stops
+# the time clock's decays too, and enabled=1 restarts them: epoch moves by
+# at most 1 (a decay in flight) in 0.5 s (10 periods) while off.
+rm -f "$tmp/t"
+timeout 30 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-idle.bin" \
+	-plugin "$EMU_PLUGIN,$T,$R,decay=50000000,decay_clock=time" -d plugin \
+	</dev/null >"$EMU_LOG" 2>&1 &
+qpid=$!
+epoch_above() { [ -f "$tmp/t" ] && [ "$(emu_u64 "$tmp/t" 48)" -gt "$1" ] 2>/dev/null; }
+problems=$(
+	wait_for 20 epoch_above 1 || echo "no decay in 20 s: epoch $(emu_u64 "$tmp/t" 48)"
+	emu_poke32 "$tmp/t" 256 0
+	sleep 0.1
+	e1=$(emu_u64 "$tmp/t" 48)
+	sleep 0.5
+	e2=$(emu_u64 "$tmp/t" 48)
+	emu_poke32 "$tmp/t" 256 1
+	[ "$e2" -le $((e1 + 1)) ] || echo "enabled=0: epoch $e1 then $e2 0.5 s later"
+	wait_for 10 epoch_above "$e2" || echo "enabled=1: epoch stays $e2")
+kill -TERM $qpid 2>/dev/null
+wait $qpid 2>/dev/null
+[ -z "$problems" ]
+ktap_ok time_clock_obeys_enabled $? "$problems"

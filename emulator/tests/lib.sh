@@ -43,11 +43,12 @@ emu_build() {
 }
 
 # emu_run GUEST PLUGIN-OPTIONS [QEMU-ARGS...]: run a test guest with the
-# plugin, stderr (plugin output included) to $EMU_LOG; returns QEMU's status.
+# plugin, stderr (plugin output included) to $EMU_LOG; returns QEMU's status
+# (124 if it was stopped after EMU_TIMEOUT seconds, 60 unless set).
 emu_run() {
 	local guest=$1 opts=$2
 	shift 2
-	timeout 60 "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-$guest.bin" \
+	timeout "${EMU_TIMEOUT:-60}" "$EMU_QEMU" "${EMU_QEMU_ARGS[@]}" -bios "$EMU_OUT/guest-$guest.bin" \
 		-plugin "$EMU_PLUGIN,$opts" -d plugin "$@" </dev/null >"$EMU_LOG" 2>&1
 }
 

@@ -37,6 +37,9 @@ cases=(
 	"decay_zero decay $T,$R,decay=0"
 	"decay_not_number decay $T,$R,decay=1e6"
 	"decay_empty decay $T,$R,decay="
+	"decay_clock_bad decay_clock $T,$R,decay_clock=host"
+	"decay_clock_empty decay_clock $T,$R,decay_clock="
+	"decay_time_below_1ms decay $T,$R,decay_clock=time,decay=999999"
 	"decay_mode_bad decay_mode $T,$R,decay_mode=halve"
 	"decay_mode_empty decay_mode $T,$R,decay_mode="
 	"format_bad format $T,$R,format=p9"
@@ -57,7 +60,7 @@ cases=(
 )
 
 # the options random values go to, and the characters they are made of
-RANDOM_KEYS="ram page sample decay decay_mode cache cache_ways ifetch lines serial truth format"
+RANDOM_KEYS="ram page sample decay decay_clock decay_mode cache cache_ways ifetch lines serial truth format"
 RANDOM_PER_KEY=3
 RANDOM_CHARS='0123456789kKmMgGtTxX-+.,=onfy '
 
@@ -65,7 +68,7 @@ ktap_plan "$((3 + ${#cases[@]}))"
 emu_build
 ktap_ok build $? "make -C emulator failed, see $HWAGE_LOGS/emulator-build.log"
 
-emu_run pattern "$T,$R,page=4K,sample=1,decay=1000000,ifetch=off,truth=$tmp/truth,lines=on"
+emu_run pattern "$T,$R,page=4K,sample=1,decay=1000000,decay_clock=insns,ifetch=off,truth=$tmp/truth,lines=on"
 rc=$?
 [ $rc = $EMU_EXIT ] && [ -s "$tmp/truth" ]
 ktap_ok accepts_good_options $? "exit $rc, want $EMU_EXIT and a truth file" "$(tail -n 3 "$EMU_LOG")"

@@ -19,6 +19,8 @@
  *		magic 1000 times through the BAR, asks for a ground-truth dump
  *		(truth_req = 1), spins SPIN_INSNS instructions, exit
  *	loop	loads from A forever (for tests of the control area)
+ *	idle	pattern, then halts with interrupts off: idle until QEMU is
+ *		stopped from outside (for decays in guest time)
  *	sweep	pattern, then rep stosb over all of D = 0x40000 (pfn 64) and
  *		rep movsb from D to E = 0x50000 (pfn 80), 4096 bytes each:
  *		with lines=on, 64 + 64 accesses count for D and 64 for E
@@ -81,7 +83,8 @@ start:
 	mov	%ax, %gs		/* GS:0 = the table */
 #endif
 
-#if defined(MODE_pattern) || defined(MODE_decay) || defined(MODE_bar) || defined(MODE_sweep)
+#if defined(MODE_pattern) || defined(MODE_decay) || defined(MODE_bar) || \
+	defined(MODE_sweep) || defined(MODE_idle)
 	mov	$1000, %cx
 1:	mov	(%bx), %al
 	dec	%cx
@@ -91,6 +94,11 @@ start:
 	dec	%cx
 	jnz	2b
 	mov	%fs:(%bx), %al
+#endif
+
+#ifdef MODE_idle
+5:	hlt
+	jmp	5b
 #endif
 
 #ifdef MODE_decay
