@@ -453,7 +453,8 @@ static void engine_decay(uint64_t now)
  * remain: the thread does not stop while the VM is paused (no plugin
  * callback tells), and it starts when the plugin is installed, a little
  * before the guest.  Under -icount the virtual clock follows instructions:
- * decay_clock=insns is then the guest's time, in other units.
+ * decay_clock=insns is then the guest's time, in other units, but for the
+ * idle stretches the virtual clock jumps over (-icount sleep=off).
  *
  * The thread holds decay_lock but while it sleeps; a decay it applies
  * late, on a busy host, is followed at once by those that fell due
