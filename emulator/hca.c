@@ -456,33 +456,58 @@ static void engine_decay(uint64_t now)
  * decay_clock=insns is then the guest's time, in other units, but for the
  * idle stretches the virtual clock jumps over (-icount sleep=off).
  *
- * The thread holds decay_lock but while it sleeps; a decay it applies
- * late, on a busy host, is followed at once by those that fell due
- * meanwhile, as with the instruction clock.
+ * The thread holds decay_lock except while it sleeps.  A decay it applies
+ * late, on a busy host, is followed at once by the one that fell due
+ * meanwhile, as with the instruction clock; if it finds itself more than a
+ * period behind after that (QEMU was stopped, or a decay of a large table
+ * takes longer than a period), it skips the periods that passed, counted
+ * in decays_skipped (printed at exit), rather than decay the table many
+ * times in a burst.
  */
 static pthread_t decay_thread;
 static pthread_cond_t decay_cond;
 static bool decay_stop;			/* under decay_lock */
+static uint64_t decays_skipped;		/* under decay_lock */
 #define DECAY_NS_MIN		1000000	/* 1 ms */
+#define NSEC_PER_SEC		1000000000ULL
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
 
 static void *decay_thread_fn(void *arg)
 {
-	struct timespec next;
+	uint64_t next = monotonic_ns(), now;
+	struct timespec ts;
+	int err = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &next);
 	pthread_mutex_lock(&decay_lock);
 	while (!decay_stop) {
-		next.tv_sec += decay_period / 1000000000;
-		next.tv_nsec += decay_period % 1000000000;
-		if (next.tv_nsec >= 1000000000) {
-			next.tv_sec++;
-			next.tv_nsec -= 1000000000;
-		}
+		next += decay_period;
+		ts.tv_sec = next / NSEC_PER_SEC;
+		ts.tv_nsec = next % NSEC_PER_SEC;
+		/* 0: signalled (to stop) or woken early: wait on */
 		while (!decay_stop &&
-		       pthread_cond_timedwait(&decay_cond, &decay_lock, &next) != ETIMEDOUT)
+		       !(err = pthread_cond_timedwait(&decay_cond, &decay_lock, &ts)))
 			;
-		if (!decay_stop && __atomic_load_n(&hdr->enabled, __ATOMIC_ACQUIRE))
+		if (decay_stop)
+			break;
+		if (err != ETIMEDOUT) {
+			fprintf(stderr, "hca: decay_clock=time: the decay thread "
+				"stops: %s\n", strerror(err));
+			break;
+		}
+		if (__atomic_load_n(&hdr->enabled, __ATOMIC_ACQUIRE))
 			table_decay();
+		now = monotonic_ns();
+		if (now >= next + decay_period) {
+			decays_skipped += (now - next) / decay_period;
+			next = now;
+		}
 	}
 	pthread_mutex_unlock(&decay_lock);
 	return NULL;
@@ -494,11 +519,12 @@ static int decay_thread_start(void)
 	int err;
 
 	err = pthread_condattr_init(&attr);
-	if (!err)
+	if (!err) {
 		err = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	if (!err)
-		err = pthread_cond_init(&decay_cond, &attr);
-	pthread_condattr_destroy(&attr);
+		if (!err)
+			err = pthread_cond_init(&decay_cond, &attr);
+		pthread_condattr_destroy(&attr);
+	}
 	if (!err)
 		err = pthread_create(&decay_thread, NULL, decay_thread_fn, NULL);
 	if (err)
@@ -886,9 +912,10 @@ static void plugin_exit(qemu_plugin_id_t id, void *p)
 			truth_report_error(err);
 	}
 	snprintf(msg, sizeof(msg), "hca: exit: insns=%" PRIu64 " epoch=%"
-		 PRIu64 " foreign=%" PRIu64 "\n", insns,
+		 PRIu64 " foreign=%" PRIu64 " decays_skipped=%" PRIu64 "\n", insns,
 		 (uint64_t)__atomic_load_n(&hdr->epoch, __ATOMIC_RELAXED),
-		 (uint64_t)__atomic_load_n(&foreign, __ATOMIC_RELAXED));
+		 (uint64_t)__atomic_load_n(&foreign, __ATOMIC_RELAXED),
+		 decays_skipped);
 	qemu_plugin_outs(msg);
 }
 
