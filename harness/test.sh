@@ -15,6 +15,8 @@
 # the same with HWAGE_KERNEL=kasan. Each boot runs the tests of its
 # scenario (HWAGE_TEST_SET=quick, see boot-test.sh); make test-full
 # (HWAGE_TEST_SET=full) runs them all in the on, badmagic and badsize boots.
+# The next target's kernel builds beside the current target's boots
+# (HWAGE_BUILD_AHEAD, below).
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/harness
@@ -58,8 +60,37 @@ bash "$S/prepare-tree.sh" || {
 	exit 1
 }
 
-for arch in $ARCHS; do
-	if ! bash "$S/build-kernel.sh" "$arch" || ! bash "$S/mkinitramfs.sh" "$arch"; then
+# a target's kernel, then its guest programs and initramfs: bash -c "$BUILD" _ "$S" ARCH
+BUILD='bash "$1/build-kernel.sh" "$2" && bash "$1/mkinitramfs.sh" "$2"'
+
+# The boots use one core each (one vCPU, TCG) and a build uses them all:
+# the next target builds beside the current one's boots, at a lower
+# priority so that the guests keep their core (HWAGE_BUILD_AHEAD=0 builds
+# each target just before its boots). Its output is held back until the
+# boots are done, so that the two do not interleave.
+ahead_pid=
+ahead_out=$(mktemp)
+trap 'rm -f "$ahead_out"; [ -z "$ahead_pid" ] || kill -- -"$ahead_pid" 2>/dev/null' EXIT
+set -- $ARCHS
+while [ $# -gt 0 ]; do
+	arch=$1
+	shift
+	if [ -n "$ahead_pid" ]; then
+		wait "$ahead_pid"
+		rc=$?
+		ahead_pid=
+		cat "$ahead_out"
+	else
+		bash -c "$BUILD" _ "$S" "$arch"
+		rc=$?
+	fi
+	if [ "${HWAGE_BUILD_AHEAD:-1}" != 0 ] && [ $# -gt 0 ]; then
+		info "building $1 beside the boots of $arch (its lines follow them; logs: $HWAGE_LOGS/build-$1*.log)"
+		# a session and process group of its own, killed with the script
+		setsid nice -n 10 bash -c "$BUILD" _ "$S" "$1" >"$ahead_out" 2>&1 </dev/null &
+		ahead_pid=$!
+	fi
+	if [ "$rc" != 0 ]; then
 		count "$arch: 0 passed, 1 failed, 0 skipped (build)"
 		continue
 	fi
