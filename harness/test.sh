@@ -17,6 +17,9 @@
 # (HWAGE_TEST_SET=full) runs them all in the on, badmagic and badsize boots.
 # The next target's kernel builds beside the current target's boots
 # (HWAGE_BUILD_AHEAD, below).
+# The whole script is one block, read before it runs: an edit of this file
+# while a make test is under way does not reach that run.
+{
 set -u
 . "$(dirname "$0")/lib.sh"
 S=$HWAGE_TOP/harness
@@ -126,3 +129,5 @@ echo "hwage test summary ($HWAGE_KERNEL kernels, ${HWAGE_TEST_SET:-quick} set, $
 printf '  %s\n' "${summary[@]}"
 echo "$passed passed, $failed failed$([ "$skipped" = 0 ] || echo ", $skipped skipped")"
 [ "$failed" = 0 ]
+exit
+}
