@@ -3,8 +3,8 @@
  * w-hotcold: a hot/cold workload whose hot set is known, for the tests and
  * the benchmark (see ../shared/BENCHMARKS.md in the project).
  *
- *   w-hotcold -H HOT_MB -C COLD_MB [-s SECONDS] [-p HOT_PCT] [-w WRITE_PCT]
- *             [-r SEED] [-c [-A]] [-T]
+ *   w-hotcold -H HOT_MB -C COLD_MB [-s SECONDS] [-n OPS_PER_HOT] [-p HOT_PCT]
+ *             [-w WRITE_PCT] [-r SEED] [-c [-A]] [-T]
  *
  * It maps HOT_MB + COLD_MB of anonymous memory, picks the hot pages at
  * random (a seeded permutation, so they are spread over the mapping and
@@ -17,6 +17,13 @@
  * a whole value: a page's access count then stands above the 64 lines the
  * kernel's zeroing or a swap-in copies. The last step reads back and
  * checks every page, so a page lost or mixed up through swap is an error.
+ *
+ * With -n, the run phase goes on past SECONDS until the hot pages have had
+ * OPS_PER_HOT operations each on average, for at most MAX_RUN_STRETCH times
+ * SECONDS, and says so: a ground truth scored against the hot set needs
+ * enough reads per hot page that the rarely picked ones still stand above
+ * a cold page read once, swapped in and out (each of those moves 64 lines,
+ * as an operation does), however slow the guest is.
  *
  * At the end of the run phase, before the final check, it reports which of
  * its pages are swapped out (/proc/self/pagemap), and so how many of the
@@ -68,6 +75,9 @@
 #define HIST_N (64 * HIST_SUB)
 /* -A: how long the workload runs on before the aging, in ns */
 #define AGING_WARM_NS 1000000000ull
+/* -n stretches the run phase to at most this many times -s */
+#define MAX_RUN_STRETCH 8
+#define MAX_RUN_STRETCH_STR "8"
 /*
  * -A: how long to wait after the line WL_RUN_ENDS printed before that, so
  * that a runner measuring the run (guest/runners/bench.c) takes its end
@@ -86,8 +96,8 @@ static uint64_t hist[HIST_N], errors;
 static void usage(const char *why, const char *arg)
 {
 	fprintf(stderr, "w-hotcold: %s%s%s\n"
-		"usage: w-hotcold -H HOT_MB -C COLD_MB [-s SECONDS] [-p HOT_PCT] "
-		"[-w WRITE_PCT] [-r SEED] [-c] [-T]\n", why, arg ? ": " : "", arg ? arg : "");
+		"usage: w-hotcold -H HOT_MB -C COLD_MB [-s SECONDS] [-n OPS_PER_HOT] [-p HOT_PCT] "
+		"[-w WRITE_PCT] [-r SEED] [-c [-A]] [-T]\n", why, arg ? ": " : "", arg ? arg : "");
 	exit(2);
 }
 
@@ -285,18 +295,19 @@ static void census(const char *cls, size_t *swapped, size_t *swapped_cold)
 }
 
 /*
- * Operations until deadline (now_ns()); the operations made, and in *end
- * the time the last batch ended. With measure, one operation in
- * LAT_EVERY has its latency taken.
+ * Operations until deadline (now_ns()), or until max_ops (in batches of
+ * 256) if that is not 0; the operations made, and in *end the time the last
+ * batch ended. With measure, one operation in LAT_EVERY has its latency
+ * taken.
  */
-static uint64_t run_phase(uint64_t deadline, long hot_pct, long write_pct, size_t nr_cold,
-			  int measure, uint64_t *end)
+static uint64_t run_phase(uint64_t deadline, uint64_t max_ops, long hot_pct, long write_pct,
+			  size_t nr_cold, int measure, uint64_t *end)
 {
 	uint64_t ops = 0, t;
 	size_t p;
 	int i;
 
-	for (t = now_ns(); t < deadline; t = now_ns()) {
+	for (t = now_ns(); t < deadline && (!max_ops || ops < max_ops); t = now_ns()) {
 		for (i = 0; i < 256; i++) {
 			uint64_t r = rnd(), s = 0;
 			int lat = measure && ops % LAT_EVERY == 0;
@@ -394,17 +405,18 @@ static int age_memcg(void)
 
 int main(int argc, char **argv)
 {
-	long hot_mb = -1, cold_mb = -1, secs = 5, hot_pct = 90, write_pct = 10;
+	long hot_mb = -1, cold_mb = -1, secs = 5, hot_pct = 90, write_pct = 10, per_hot = 0;
 	int cls = 0, truth = 0, aging = 0, c;
 	long t_begin = -1, t_end = -1;
 	size_t p, i, j, nr_cold, swapped, swapped_cold;
-	uint64_t ops, t0, t1;
+	uint64_t ops, t0, t1, min_ops = 0;
 
-	while ((c = getopt(argc, argv, "H:C:s:p:w:r:cAT")) != -1) {
+	while ((c = getopt(argc, argv, "H:C:s:n:p:w:r:cAT")) != -1) {
 		switch (c) {
 		case 'H': hot_mb = num("-H", optarg, 1, 1 << 20); break;
 		case 'C': cold_mb = num("-C", optarg, 0, 1 << 20); break;
 		case 's': secs = num("-s", optarg, 0, 86400); break;
+		case 'n': per_hot = num("-n", optarg, 0, 1 << 20); break;
 		case 'p': hot_pct = num("-p", optarg, 0, 100); break;
 		case 'w': write_pct = num("-w", optarg, 0, 100); break;
 		case 'r': rng_state = num("-r", optarg, 1, 1L << 62); break;
@@ -420,6 +432,8 @@ int main(int argc, char **argv)
 		usage("-H and -C are required", NULL);
 	if (aging && !cls)
 		usage("-A needs -c", NULL);
+	if (per_hot && !hot_pct && cold_mb)
+		usage("-n needs operations on the hot set: -p 0 makes none", NULL);
 
 	psz = sysconf(_SC_PAGESIZE);
 	nr_hot = ((size_t)hot_mb << 20) / psz;
@@ -469,8 +483,17 @@ int main(int argc, char **argv)
 
 	if (truth)
 		t_begin = truth_snapshot();
+	/* the hot share of the operations is hot_pct, or all with no cold page */
+	min_ops = (uint64_t)per_hot * nr_hot * 100 / (nr_cold ? hot_pct : 100);
 	t0 = now_ns();
-	ops = run_phase(t0 + secs * 1000000000ull, hot_pct, write_pct, nr_cold, 1, &t1);
+	ops = run_phase(t0 + secs * 1000000000ull, 0, hot_pct, write_pct, nr_cold, 1, &t1);
+	if (ops < min_ops) {
+		ops += run_phase(t0 + MAX_RUN_STRETCH * secs * 1000000000ull, min_ops - ops, hot_pct,
+				 write_pct, nr_cold, 1, &t1);
+		printf("# -n %ld: ran %.1f s, not %ld, for %.1f operations per hot page%s\n",
+		       per_hot, (t1 - t0) / 1e9, secs, ops * (nr_cold ? hot_pct : 100) / 100.0 / nr_hot,
+		       ops < min_ops ? " (stopped at its limit, " MAX_RUN_STRETCH_STR " times -s)" : "");
+	}
 	if (truth) {
 		t_end = truth_snapshot();
 		printf("truth begin=%ld end=%ld\n", t_begin, t_end);
@@ -489,7 +512,7 @@ int main(int argc, char **argv)
 		printf("# %s\n", WL_RUN_ENDS);
 		fflush(stdout);
 		usleep(AGING_MARK_WAIT_US);
-		run_phase(now_ns() + AGING_WARM_NS, hot_pct, write_pct, nr_cold, 0, &t);
+		run_phase(now_ns() + AGING_WARM_NS, 0, hot_pct, write_pct, nr_cold, 0, &t);
 		aged = age_memcg();
 		printf("# -A: made %d generation%s of our memcg\n", aged, aged == 1 ? "" : "s");
 		/* a scoring step: its failure shows as missing clsa lines, no page error */
