@@ -24,13 +24,14 @@ label=$arch$([ "${HWAGE_KERNEL:-}" != base ] || echo -base)/hca=$hca
 log=$HWAGE_LOGS/guest-$arch-test$([ "$hca" = off ] || echo "-hca-$hca")-$(date +%Y%m%d-%H%M%S).log
 # SCENARIO radix (ppc64le): the plugin counting, the guest on the radix MMU
 # (the kernel's default here is the hash MMU, which has no PMD-sized THP
-# with 4K pages), running the tests of the counts themselves and of their
-# carry over khugepaged's collapse only.
+# with 4K pages), running the tests of the counts themselves, of their
+# carry over khugepaged's collapse and of the huge page split and collapse
+# by the counts (t24) only.
 if [ "$hca" = radix ]; then
 	[ "$arch" = ppc64le ] || die "scenario radix is for ppc64le only"
 	hca=on
 	radix=1
-	export HWAGE_CMDLINE="disable_radix=no hwage.only=t10,t18 ${HWAGE_CMDLINE:-}"
+	export HWAGE_CMDLINE="disable_radix=no hwage.only=t10,t18,t24 ${HWAGE_CMDLINE:-}"
 	# decay periods four times the default: on the debug kernel a try of
 	# t18 (512 entries read, a collapse, 512 read again) outlasts a
 	# default period, and every try was raced (t18 skipped in every
@@ -106,7 +107,9 @@ fi
 # scenario what it is there to check:
 #   on        the counts (t10), the knobs (t11, t19), aging under pressure
 #             (t12), the debugfs files (t15), the carry (t18), the driver
-#             unbound (t20), the short stress (t21);
+#             unbound (t20), the short stress (t21), huge pages split
+#             and collapsed by the counts (t24; skipped on ppc64le's hash
+#             MMU, run in the radix boot);
 #   chaos     survival of the corrupted table: the driver unbound under
 #             load with counter aging on (t20; the full set adds the knob
 #             fuzzing, t19, which the "on" boot runs);
@@ -134,14 +137,14 @@ if [ "$set" = full ]; then
 fi
 only=
 case "$2/$set" in
-on/quick) only=t01,t10,t11,t12,t15,t18,t19,t20,t21 ;;
+on/quick) only=t01,t10,t11,t12,t15,t18,t19,t20,t21,t24 ;;
 chaos/quick) only=t01,t20 ;;
 chaos/full) only=t01,t19,t20 ;;
 badmagic/quick) only=t01,t10,t21 ;;
 badsize/quick) only=t01,t10 ;;
 badtable/*) only=t01,t10,t20 ;;
 p10/quick) only=t01,t10 ;;
-p10/full) only=t01,t10,t11,t12,t15,t18,t19,t20,t21 ;;
+p10/full) only=t01,t10,t11,t12,t15,t18,t19,t20,t21,t24 ;;
 esac
 case " ${HWAGE_CMDLINE:-} " in
 *" hwage.only="*) ;;

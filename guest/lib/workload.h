@@ -19,6 +19,8 @@
  *   hca-prevgen    hca, the walk also reading the previous aging's
  *                  generation (walk-prev-gen=1)
  *   hca-tiers      hca, promotions counted in the tiers (walk-refs=1)
+ *   hca-thp        hca, huge pages split and collapsed by the hotness of
+ *                  their pages (thp-split-hot=25, thp-collapse-hot=25)
  *   hca-gap        the same as hca (kmeans-gap, now the default)
  *   unconstrained  as base, with no memory limit: the ceiling
  */
@@ -30,6 +32,12 @@
  * its tail begins, for a runner to take its end snapshot on
  */
 #define WL_RUN_ENDS "-A: the measured run ends here"
+/*
+ * hca-thp's thp-split-hot and thp-collapse-hot: a huge page a quarter or
+ * less of whose pages are hot is split (at least three quarters of it
+ * freed) and such a range is not collapsed
+ */
+#define WL_THP_HOT "25"
 
 #include <errno.h>
 #include <poll.h>
@@ -52,16 +60,18 @@
  * behind; walk-prev-gen: 1 for hca-prevgen
  * (the promotion walk looking at the previous aging's generation too), 0
  * (the default) for the others; walk-refs: 1 for hca-tiers (promotions
- * counted in the folios' tiers), 0 (the default) for the others.
+ * counted in the folios' tiers), 0 (the default) for the others;
+ * thp-split-hot and thp-collapse-hot: WL_THP_HOT for hca-thp, 0 (the
+ * default, off) for the others.
  */
 static inline int wl_config(const char *config)
 {
 	int linear = !strcmp(config, "hca-linear"), share = !strcmp(config, "hca-share");
 	int prevgen = !strcmp(config, "hca-prevgen"), tiers = !strcmp(config, "hca-tiers");
 	int gap = !strcmp(config, "hca-gap"), refs = !strcmp(config, "hca-refs");
-	int kmeans = !strcmp(config, "hca-kmeans");
+	int kmeans = !strcmp(config, "hca-kmeans"), thp = !strcmp(config, "hca-thp");
 	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
-		     prevgen || tiers || gap || kmeans || linear || share;
+		     prevgen || tiers || gap || kmeans || linear || share || thp;
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
 		return -1;
@@ -74,6 +84,10 @@ static inline int wl_config(const char *config)
 	if (hca_knob("walk-prev-gen", prevgen ? "1" : "0") && prevgen)
 		return -1;
 	if (hca_knob("walk-refs", tiers ? "1" : "0") && tiers)
+		return -1;
+	if (hca_knob("thp-split-hot", thp ? WL_THP_HOT : "0") && thp)
+		return -1;
+	if (hca_knob("thp-collapse-hot", thp ? WL_THP_HOT : "0") && thp)
 		return -1;
 	return 0;
 }
