@@ -45,15 +45,20 @@
 #   hca-mem        hca on memory-side counts (the plugin's
 #                  cache=8M,cache_ways=16: only the accesses that miss a
 #                  modelled 8 MiB cache per vCPU count)
+#   hca-thp        hca with huge pages split and collapsed by the hotness
+#                  of their pages (thp-split-hot=25, thp-collapse-hot=25;
+#                  for the thp workload)
 #   unconstrained  no memory limit: the ceiling
 #
 # Settings (environment):
 #   HWAGE_BENCH_ARCHS      targets (ppc64le x86_64)
 #   HWAGE_BENCH_RUNS       boots per configuration (10)
 #   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-refs; hca-kmeans, hca-noref, hca-prevgen, hca-tiers, hca-gap,
-#                          hca-share, hca-linear, hca-p10, hca-mem and
-#                          unconstrained on request)
-#   HWAGE_BENCH_WORKLOADS  (hotcold,memcached)
+#                          hca-share, hca-linear, hca-p10, hca-mem, hca-thp
+#                          and unconstrained on request)
+#   HWAGE_BENCH_WORKLOADS  (hotcold,memcached; thp on request: w-thp's huge
+#                          pages, which on ppc64le need the radix MMU, so
+#                          ppc64le boots with thp run on it, disable_radix=no)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
 #   HWAGE_BENCH_SCALES     guest sizes, as multiples of the target's memory
@@ -109,13 +114,13 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem unconstrained)" ;;
+	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
-	case $w in hotcold|memcached) ;;
-	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached)" ;;
+	case $w in hotcold|memcached|thp) ;;
+	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp)" ;;
 	esac
 done
 for p in ${PRESSURES//,/ }; do
@@ -137,7 +142,9 @@ series=$(cd "$HWAGE_TOP" && git log -1 --format=%h -- patches 2>/dev/null)
 boot() {
 	local arch=$1 scale=$2 run=$3 config=$4 log rc why t id=$1-x$2-$3-$4 guest_config=$4
 	local sample=${HWAGE_HCA_SAMPLE:-1} truth=1 opts=${HWAGE_HCA_OPTS:-}
-	local msg=$OUT/rows/$id.msg
+	local msg=$OUT/rows/$id.msg radix=
+	# ppc64le's hash MMU has no PMD-sized huge pages with 4K pages
+	[ "$arch" != ppc64le ] || [[ ",$WORKLOADS," != *,thp,* ]] || radix="disable_radix=no "
 	case $config in
 	hca-s16) guest_config=hca sample=16 truth=0 ;;
 	# the guest runs them as hca, the plugin counts otherwise
@@ -149,7 +156,7 @@ boot() {
 	t=$EPOCHSECONDS
 	HWAGE_LOG=$log HWAGE_HCA=on HWAGE_HCA_TRUTH=$truth HWAGE_HCA_SAMPLE=$sample HWAGE_HCA_OPTS=$opts \
 		HWAGE_ICOUNT=$ICOUNT HWAGE_GUEST_MEM=$((scale * mem_mib))M \
-		HWAGE_CMDLINE="hwage.config=$guest_config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS hwage.scale=$scale" \
+		HWAGE_CMDLINE="${radix}hwage.config=$guest_config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS hwage.scale=$scale" \
 		bash "$S/run-guest.sh" "$arch" bench >"$OUT/rows/$id.boot" 2>&1
 	rc=$?
 	echo $((EPOCHSECONDS - t)) >"$log.wall"

@@ -12,6 +12,7 @@
  *                     ...                  the page table walk's stats
  *     aging ns N calls N look_around ns N calls N    lru_gen_full, and
  *     counts ns N calls N sample ns N calls N evict ns N calls N
+ *       [thp ns N calls N]                 (the last pair since patch 15)
  *     lru_lock_hold isolate ns N holds N log2_ns N0 ... N31
  *     lru_lock_hold putback ns N holds N log2_ns N0 ... N31
  *
@@ -50,7 +51,7 @@ enum lru_gen_kind {
 };
 
 /* the pairs of v[] of a counts line, each ns then calls */
-enum { LG_COUNTS_ALL, LG_COUNTS_SAMPLE, LG_COUNTS_EVICT, LG_NR_COUNTS };
+enum { LG_COUNTS_ALL, LG_COUNTS_SAMPLE, LG_COUNTS_EVICT, LG_COUNTS_THP, LG_NR_COUNTS };
 /* the lru_lock holds of the eviction */
 enum { LG_HOLD_ISOLATE, LG_HOLD_PUTBACK, LG_NR_HOLDS };
 #define LG_HOLD_BUCKETS 32
@@ -134,8 +135,11 @@ static inline int lru_gen_each(const char *file, int (*fn)(const struct lru_gen_
 				  &l.v[0], &l.v[1], &l.v[2], &l.v[3]) == 4) {
 			l.kind = LG_AGING;
 		} else if (sscanf(line, " counts ns %lld calls %lld sample ns %lld calls %lld evict ns "
-				  "%lld calls %lld", &l.v[0], &l.v[1], &l.v[2], &l.v[3], &l.v[4],
-				  &l.v[5]) == 6) {
+				  "%lld calls %lld thp ns %lld calls %lld", &l.v[0], &l.v[1], &l.v[2],
+				  &l.v[3], &l.v[4], &l.v[5], &l.v[6], &l.v[7]) >= 6) {
+			/* a kernel before the thp pair: none */
+			if (!strstr(line, " thp ns "))
+				l.v[6] = l.v[7] = 0;
 			l.kind = LG_COUNTS;
 		} else if (!lru_gen__hold_line(line, &l)) {
 			l.kind = LG_HOLD;

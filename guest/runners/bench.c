@@ -9,9 +9,9 @@
  *
  * Kernel command line:
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
- *                unconstrained
+ *                hca-thp|unconstrained
  *                            (base; see lib/workload.h)
- *   hwage.workloads=hotcold,memcached               (both)
+ *   hwage.workloads=hotcold,memcached,thp           (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
  *   hwage.scale=N            workload sizes times N, for guests with N
@@ -19,7 +19,10 @@
  *
  * The pressure is the workload's measured footprint (memory.current with
  * no limit, after it has loaded its data) over the limit. hotcold's
- * footprint is its size, as it cannot wait for a limit to be set.
+ * footprint is its size, as it cannot wait for a limit to be set; so is
+ * thp's (w-thp: four regions of huge pages, every page, one in 16, one
+ * run of a sixteenth and none hot), which lowers its own limit to the
+ * pressure's after a warm-up in which the counts mature.
  */
 #include <sys/stat.h>
 
@@ -39,6 +42,8 @@ static int nr_cg;
 static int scale = 1;
 #define HOT_MB 16
 #define COLD_MB 48
+/* w-thp's huge pages per region, four regions */
+#define THP_HUGE_PAGES 8
 #define MC_PORT 11211
 /* 4 KiB values: about one page per key, so the key skew is a page skew */
 #define MC_KEYS 12288
@@ -129,7 +134,8 @@ static void report(const char *config, const char *workload, const char *pressur
 		n += snprintf(line + n, sizeof(line) - n, " %s=%lld",
 			      (const char *[]){ "counts_ns", "counts_calls", "counts_sample_ns",
 						"counts_sample_calls", "counts_evict_ns",
-						"counts_evict_calls" }[i],
+						"counts_evict_calls", "counts_thp_ns",
+						"counts_thp_calls" }[i],
 			      lru_gen_delta(s1.lg.counts[i], s0->lg.counts[i]));
 	n += hold_fields(line + n, sizeof(line) - n, "lock_hold", &s1.lg.hold[LG_HOLD_ISOLATE],
 			 &s0->lg.hold[LG_HOLD_ISOLATE]);
@@ -190,6 +196,29 @@ static void hotcold(const char *config, const char *pressure, const char *secs, 
 	}
 	st = wl_run(CG, argv, NULL, res, sizeof(res), &hooks);
 	report(config, "hotcold", pressure, limit, footprint, res, st, &s0, m.taken ? &m.s : NULL);
+}
+
+static void thp(const char *config, const char *pressure, const char *secs)
+{
+	char n[16], l[16], res[1024], buf[32];
+	char *argv[] = { "/bin/w-thp", "-N", n, "-W", "4", "-s", (char *)secs, "-L", l, NULL };
+	long long hpage = read_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", buf,
+				    sizeof(buf)) > 0 ? atoll(buf) : 0;
+	long long footprint = 4LL * THP_HUGE_PAGES * scale * hpage;
+	long long limit = limit_for(config, footprint, pressure);
+	struct snap s0;
+	int st;
+
+	snprintf(n, sizeof(n), "%d", THP_HUGE_PAGES * scale);
+	/* unconstrained: a limit of twice the footprint, which does not press */
+	snprintf(l, sizeof(l), "%lld", (limit ? limit : 2 * footprint) >> 20);
+	snap(&s0);
+	if (cg_create(CG, 0)) {
+		report(config, "thp", pressure, limit, footprint, "", 1 << 8, &s0, NULL);
+		return;
+	}
+	st = wl_run(CG, argv, NULL, res, sizeof(res), NULL);
+	report(config, "thp", pressure, limit, footprint, res, st, &s0, NULL);
 }
 
 static void memcached(const char *config, const char *pressure, const char *secs)
@@ -273,6 +302,8 @@ int main(void)
 				hotcold(config, p, secs, counts);
 			else if (!strcmp(w, "memcached"))
 				memcached(config, p, secs);
+			else if (!strcmp(w, "thp"))
+				thp(config, p, secs);
 			else
 				printf("hwage-bench-error unknown workload %s\n", w);
 			rmdir(CG);

@@ -4,9 +4,11 @@
 # on a made-up file with two memcgs of two nodes each: the aging, counts
 # and lru_lock hold lines, and the promotion walk's folios of the hotness
 # lines (the old two-number form too), are summed over the nodes of the
-# memcg asked for, a line cut short is not taken, a memcg without such lines reads
-# -1, lru_gen_delta() counts a counter absent at the start from 0, and
-# lru_gen_hold_quantile() gives the bounds worked out by hand below.
+# memcg asked for (a counts line without the thp pair of patch 15 counts
+# it 0, one with it adds it), a line cut short is not taken, a memcg
+# without such lines reads -1, lru_gen_delta() counts a counter absent at
+# the start from 0, and lru_gen_hold_quantile() gives the bounds worked
+# out by hand below.
 set -u
 here=$(dirname "$0")
 . "$here/../../harness/ktap.sh"
@@ -37,7 +39,7 @@ memcg     7 /hwage-bench-1
   hotness max        900 min          1 threshold anon 128 file 64 walked 10 promoted 3
           4       2000          1          1
   aging ns 1 calls 1 look_around ns 0 calls 0
-  counts ns 5 calls 2 sample ns 3 calls 1 evict ns 2 calls 1
+  counts ns 12 calls 5 sample ns 3 calls 1 evict ns 2 calls 1 thp ns 7 calls 3
   lru_lock_hold isolate ns 3 holds 1 log2_ns 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1
   lru_lock_hold putback ns 9 holds 1 log2_ns 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
 EOF2
@@ -78,7 +80,7 @@ cc -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I"$here/../../guest/lib" -o 
 ktap_ok builds $? "$(cat "$tmp/err")" || ktap_done
 
 out=$("$tmp/p" "$tmp/lru_gen_full" /hwage-bench-1)
-want="nodes 2 aging 1001 3 5 1 counts 505 52 303 31 202 21 hot 900 walked 110 promoted 33"
+want="nodes 2 aging 1001 3 5 1 counts 512 55 303 31 202 21 7 3 hot 900 walked 110 promoted 33"
 [ "$(sed -n 1p <<<"$out")" = "$want" ]
 ktap_ok aging_and_counts_summed_over_nodes $? "got:  $(sed -n 1p <<<"$out")" "want: $want"
 
@@ -107,7 +109,7 @@ ktap_ok bucket_0_and_no_holds $? "got:" "$out"
 
 # a memcg the file does not show: every value -1
 out=$("$tmp/p" "$tmp/lru_gen_full" /nosuch)
-want="nodes 0 aging -1 -1 -1 -1 counts -1 -1 -1 -1 -1 -1 hot -1 walked 0 promoted 0"
+want="nodes 0 aging -1 -1 -1 -1 counts -1 -1 -1 -1 -1 -1 -1 -1 hot -1 walked 0 promoted 0"
 [ "$(sed -n 1p <<<"$out")" = "$want" ] &&
 	[ "$(sed -n 2p <<<"$out")" = "hold 0 lines 0 ns -1 holds -1 sum -32 p50 -1 p99 -1 max -1" ]
 ktap_ok absent_memcg_reads_minus_1 $? "got:" "$out"
