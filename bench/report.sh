@@ -109,6 +109,15 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	# every access-finding cost once: the sampling reads are in aging_ns already
 	if (has("aging_ns") && has("look_around_ns") && has("counts_ns") && has("counts_sample_ns"))
 		add(key, "read_rec", per(col("aging_ns") + col("look_around_ns") + col("counts_ns") - col("counts_sample_ns"), col("pgsteal")))
+	# w-thp (workload thp): memory resident, hot pages kept, huge pages, faults
+	if (col("workload") == "thp" && col("resident") != "") {
+		thp = 1
+		add(key, "resident", col("resident")); add(key, "majflt", col("majflt"))
+		add(key, "huge", col("huge")); add(key, "limit_ms", col("limit_ms"))
+		if (col("hot_pages") > 0) add(key, "hot_kept", col("hot_resident") / col("hot_pages"))
+		if (has("counts_thp_calls") && col("counts_thp_calls") > 0)
+			add(key, "thp_ns", col("counts_thp_ns") / col("counts_thp_calls"))
+	}
 	if (has("lock_hold_p99_ns") && has("lock_hold_max_ns")) {
 		add(key, "hold_p99", col("lock_hold_p99_ns") / 1e3); add(key, "hold_max", col("lock_hold_max_ns") / 1e3)
 		if (!(key in worst) || col("lock_hold_max_ns") / 1e3 > worst[key]) worst[key] = col("lock_hold_max_ns") / 1e3
@@ -151,6 +160,23 @@ END {
 			cell(k, "mj_kop"), cell(k, "si_kop"), cell(k, "scan_steal"),
 			cell(k, "aging_rec"), r2, real[k, "aging_rec"], cell(k, "la_rec"),
 			cell(k, "counts_rec"), cell(k, "read_rec"), r3, real[k, "read_rec"], holds(k)
+	}
+	if (thp) {
+		print ""
+		print "Huge pages (workload thp, w-thp: at the end of the measured run, in pages; major faults of the run, all on hot pages; reclaim to the limit: the write of memory.max; counts read per huge page by the eviction):"
+		print ""
+		print "| target | pressure | config | resident | vs base [95% CI] | differs | hot pages kept | mapped huge | major faults | vs base [95% CI] | differs | reclaim to the limit ms | ns per huge page read |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (f[2] != "thp") continue
+			b = f[1] "|" f[2] "|" f[3] "|base"
+			r = ci(k, b, "resident"); r2 = ci(k, b, "majflt")
+			printf "| %s | %sx | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				f[1], f[3], f[4], cell(k, "resident"), r, real[k, "resident"],
+				cell(k, "hot_kept"), cell(k, "huge"), cell(k, "majflt"), r2, real[k, "majflt"],
+				cell(k, "limit_ms"), cell(k, "thp_ns")
+		}
 	}
 	# the scale sweep (make bench-scale): one table over the guest sizes,
 	# when a target ran in more than one

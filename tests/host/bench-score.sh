@@ -7,7 +7,7 @@ S=$(dirname "$0")/../../bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../harness/ktap.sh"
-ktap_plan 10
+ktap_plan 11
 
 # Pages (pfn 0x10-0x14): 0x10 and 0x11 hot by design; during the run 0x10,
 # 0x11 and 0x13 were accessed most (100, 90, 45), and 0x10, 0x11, 0x13 sit
@@ -114,4 +114,22 @@ grep -q '^| ppc64le | 1G | hotcold | 1.2x | base | 2 | 100 (100-100) | 150 (150-
 	grep -q '^| ppc64le | 2G | hotcold | 1.2x | base | 1 | 90 | 300 | 400 | 8.19 | 262 |$' <<<"$out" &&
 	{ [ -s "$tmp/s/sweep-ppc64le-hotcold.png" ] || ! command -v gnuplot >/dev/null; }
 ktap_ok report_scale_sweep $? "$out"
+
+# The huge page table (workload thp): resident pages, the share of hot
+# pages kept (base: 4300 and 4400 of 4608, 0.933 and 0.955), pages mapped
+# huge, major faults with their ratio to base (390 / 3500 = 0.11), the
+# reclaim to the limit and the eviction's reads per huge page (4000 ns /
+# 40 = 100); base has no reads of huge pages: "-".
+mkdir "$tmp/t"
+{
+	echo "arch,run,config,workload,pressure,ops_per_s,ops,errors,misses,exit,resident,majflt,huge,limit_ms,hot_pages,hot_resident,counts_thp_ns,counts_thp_calls"
+	echo "x86_64,1,base,thp,2,100,1000,0,,0,5000,3000,1024,3000,4608,4300,0,0"
+	echo "x86_64,2,base,thp,2,120,1200,0,,0,5200,4000,1024,3000,4608,4400,0,0"
+	echo "x86_64,1,hca-thp,thp,2,900,9000,0,,0,5120,400,4608,3500,4608,4608,4000,40"
+	echo "x86_64,2,hca-thp,thp,2,1000,10000,0,,0,5120,380,4608,3500,4608,4608,4000,40"
+} >"$tmp/t/results.csv"
+out=$(HWAGE_TOP=$S/.. bash "$S/report.sh" "$tmp/t" 2>&1)
+grep -q '^| x86_64 | 2x | base | 5100 (5000-5200) | 1.00 | - | 0.944 (0.933-0.955) | 1024 (1024-1024) | 3500 (3000-4000) | 1.00 | - | 3000 (3000-3000) | - |$' <<<"$out" &&
+	grep -q '^| x86_64 | 2x | hca-thp | 5120 (5120-5120) | 1.00 \[[0-9.]*, [0-9.]*\] | [a-z]* | 1 (1-1) | 4608 (4608-4608) | 390 (380-400) | 0.11 \[[0-9.]*, [0-9.]*\] | yes | 3500 (3500-3500) | 100 (100-100) |$' <<<"$out"
+ktap_ok report_thp_table $? "$out"
 ktap_done
