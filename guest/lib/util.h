@@ -51,6 +51,24 @@ static inline uint64_t xorshift64(uint64_t *state)
 	return *state * 0x2545f4914f6cdd1dull;
 }
 
+/*
+ * parse_num(): the decimal s, given to option opt of program prog, in
+ * [lo, hi]; anything else ends the program with status 2, naming both
+ */
+static inline long parse_num(const char *prog, const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "%s: bad value '%s' for %s (%ld to %ld)\n", prog, s, opt, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
 /* now_s(): seconds on the monotonic clock */
 static inline double now_s(void)
 {

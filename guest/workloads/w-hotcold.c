@@ -101,20 +101,6 @@ static void usage(const char *why, const char *arg)
 	exit(2);
 }
 
-static long num(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "w-hotcold: bad value '%s' for %s (%ld to %ld)\n", s, opt, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint64_t rnd(void)
@@ -413,13 +399,13 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "H:C:s:n:p:w:r:cAT")) != -1) {
 		switch (c) {
-		case 'H': hot_mb = num("-H", optarg, 1, 1 << 20); break;
-		case 'C': cold_mb = num("-C", optarg, 0, 1 << 20); break;
-		case 's': secs = num("-s", optarg, 0, 86400); break;
-		case 'n': per_hot = num("-n", optarg, 0, 1 << 20); break;
-		case 'p': hot_pct = num("-p", optarg, 0, 100); break;
-		case 'w': write_pct = num("-w", optarg, 0, 100); break;
-		case 'r': rng_state = num("-r", optarg, 1, 1L << 62); break;
+		case 'H': hot_mb = parse_num("w-hotcold", "-H", optarg, 1, 1 << 20); break;
+		case 'C': cold_mb = parse_num("w-hotcold", "-C", optarg, 0, 1 << 20); break;
+		case 's': secs = parse_num("w-hotcold", "-s", optarg, 0, 86400); break;
+		case 'n': per_hot = parse_num("w-hotcold", "-n", optarg, 0, 1 << 20); break;
+		case 'p': hot_pct = parse_num("w-hotcold", "-p", optarg, 0, 100); break;
+		case 'w': write_pct = parse_num("w-hotcold", "-w", optarg, 0, 100); break;
+		case 'r': rng_state = parse_num("w-hotcold", "-r", optarg, 1, 1L << 62); break;
 		case 'c': cls = 1; break;
 		case 'A': aging = 1; break;
 		case 'T': truth = 1; break;

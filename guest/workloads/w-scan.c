@@ -61,20 +61,6 @@ static unsigned char *hot, *cold;
 static uint32_t *cold_ver;
 static unsigned long long errors;
 
-static long opt_num(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "w-scan: bad value '%s' for %s (%ld to %ld)\n", s, opt, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
 /* the word each line of page @id (hot ids first) holds at version @ver */
 static uint64_t scan_word(size_t id, uint32_t ver)
 {
@@ -202,11 +188,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((opt = getopt(argc, argv, "H:C:p:r:k:D")) != -1) {
 		switch (opt) {
-		case 'H': hot_mb = opt_num("-H", optarg, 1, 1 << 16); break;
-		case 'C': cold_mb = opt_num("-C", optarg, 1, 1 << 16); break;
-		case 'p': passes = opt_num("-p", optarg, 2, 1000); break;
-		case 'r': reads = opt_num("-r", optarg, 1, 1000); break;
-		case 'k': chunks = opt_num("-k", optarg, 1, 4096); break;
+		case 'H': hot_mb = parse_num("w-scan", "-H", optarg, 1, 1 << 16); break;
+		case 'C': cold_mb = parse_num("w-scan", "-C", optarg, 1, 1 << 16); break;
+		case 'p': passes = parse_num("w-scan", "-p", optarg, 2, 1000); break;
+		case 'r': reads = parse_num("w-scan", "-r", optarg, 1, 1000); break;
+		case 'k': chunks = parse_num("w-scan", "-k", optarg, 1, 4096); break;
 		case 'D': diag = 1; break;
 		default:
 			fprintf(stderr, "usage: w-scan -H HOT_MB -C COLD_MB [-p PASSES] [-r READS] "

@@ -77,20 +77,6 @@ static void usage(const char *why)
 	exit(2);
 }
 
-static long opt_num(int opt, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(optarg, &end, 10);
-	if (errno || end == optarg || *end || v < lo || v > hi) {
-		fprintf(stderr, "w-thp: bad value '%s' for -%c (%ld to %ld)\n", optarg, opt, lo, hi);
-		exit(2);
-	}
-	return v;
-}
-
 /* whether page j (0 to sub - 1) of a huge page of region r is hot */
 static int page_hot(int r, long j)
 {
@@ -230,11 +216,11 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "N:W:s:L:r:b")) != -1) {
 		switch (c) {
-		case 'N': thps = opt_num(c, 1, 1 << 16); break;
-		case 'W': warm = opt_num(c, 0, 86400); break;
-		case 's': secs = opt_num(c, 0, 86400); break;
-		case 'L': limit = opt_num(c, 1, 1 << 20); break;
-		case 'r': rng = opt_num(c, 1, 1L << 62); break;
+		case 'N': thps = parse_num("w-thp", "-N", optarg, 1, 1 << 16); break;
+		case 'W': warm = parse_num("w-thp", "-W", optarg, 0, 86400); break;
+		case 's': secs = parse_num("w-thp", "-s", optarg, 0, 86400); break;
+		case 'L': limit = parse_num("w-thp", "-L", optarg, 1, 1 << 20); break;
+		case 'r': rng = parse_num("w-thp", "-r", optarg, 1, 1L << 62); break;
 		case 'b': base_pages = 1; break;
 		default: usage("unknown option");
 		}
