@@ -2,7 +2,7 @@
 /*
  * Huge pages by the hotness of their pages (thp-split-hot, thp-collapse-hot):
  * w-thp's four regions of transparent huge pages (every page hot; one page
- * in 16 hot; one hot run of a sixteenth; cold), 8 huge pages each, with
+ * in 16 hot; one hot run of a sixteenth; cold), THPS huge pages each, with
  * swap on zram. After a warm-up in which the counts mature, the workload
  * lowers its memory cgroup's limit to LIMIT_MB, a little above its hot
  * pages, and reads its hot pages on; then every page is checked.
@@ -32,9 +32,13 @@
 #include "workload.h"
 
 #define CG CG_ROOT "/hwage-t24"
-#define THPS "8"
-/* the hot pages are 18 of the 64 MiB with 2 MiB huge pages */
-#define LIMIT_MB "22"
+/*
+ * 4 huge pages a region, the hot pages 9 of the 32 MiB with 2 MiB huge
+ * pages, and a limit 3 MiB above them: small enough for make test's time
+ * on ppc64le's debug kernel (8 a region and 22 MiB took 240 s there)
+ */
+#define THPS "4"
+#define LIMIT_MB "12"
 #define MIN_FREED 0.80
 #define KHUGEPAGED "/sys/kernel/mm/transparent_hugepage/khugepaged/"
 
@@ -121,8 +125,8 @@ static int khugepaged_set(const char *name, const char *val, char *old, size_t l
 
 int main(void)
 {
-	char *split_opts[] = { "-W", "4", "-s", "5", "-L", LIMIT_MB, NULL };
-	char *collapse_opts[] = { "-b", "-W", "4", "-s", "10", NULL };
+	char *split_opts[] = { "-W", "4", "-s", "4", "-L", LIMIT_MB, NULL };
+	char *collapse_opts[] = { "-b", "-W", "4", "-s", "6", NULL };
 	char res[512], old_sleep[32] = "", old_alloc[32] = "";
 	struct regions base, split, coll;
 	long long split0, uneven0;
