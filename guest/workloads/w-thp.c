@@ -16,9 +16,12 @@
  * Each operation picks one of the hot pages at random, all equally likely,
  * reads all its 64-byte lines and checks them (each holds its page's id).
  * It reads for WARM_SECONDS (4), so that the hot pages' counts mature, then
- * with -L lowers the memory.max of its own memory cgroup to LIMIT_MB (the
- * kernel reclaims down to it right then), and reads for SECONDS (5) more:
- * the measured run. At the end it reports, per region, how many of its pages
+ * with -L lowers the memory.max of its own memory cgroup to LIMIT_MB: the
+ * kernel reclaims down to it in the writing thread, while the main thread
+ * goes on reading the hot pages (a workload does not pause for reclaim, and
+ * the counts of its hot pages must not fade while the kernel reads them).
+ * Once the limit is in place it reads for SECONDS (5) more: the measured
+ * run. At the end it reports, per region, how many of its pages
  * are resident, swapped out and still mapped as part of a huge page
  * (/proc/kpageflags), and how many hot and cold pages are resident, then
  * reads back every page and checks it: a page lost or mixed up is an error.
@@ -32,18 +35,23 @@
  * Lines:
  *   region NAME thps=N pages=N resident=N swapped=N huge=N hot_resident=N
  *     cold_resident=N hot=N cold=N
- *   result ops=N secs=S ops_per_s=N majflt=N limit_ms=N pages=N resident=N
- *     hot_pages=N hot_resident=N huge=N errors=N
+ *   result ops=N secs=S ops_per_s=N majflt=N limit_ms=N limit_majflt=N pages=N
+ *     resident=N hot_pages=N hot_resident=N huge=N subpage_cold=N
+ *     subpage_cold_freed=N even_pages=N even_huge=N errors=N
  * majflt counts the major faults of the measured run: only hot pages are
  * read then, so each is a hot page that was swapped out; limit_ms is the
- * time the write of memory.max took (the reclaim down to the limit); the
- * rest sums the regions' census after the run. The exit status
- * is 0 only if errors=0; 3 if no huge page could be had at all (without
- * -b), so that a test can tell that apart.
+ * time the write of memory.max took (the reclaim down to the limit, hot
+ * pages read meanwhile) and limit_majflt the major faults meanwhile; the
+ * rest sums the regions' census after the run; subpage_cold counts the
+ * cold pages of the sparse and cluster regions, subpage_cold_freed those of
+ * them not resident, even_huge the even region's pages mapped huge. The
+ * exit status is 0 only if errors=0; 3 if no huge page could be had at all
+ * (without -b), so that a test can tell that apart.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +170,25 @@ static int set_own_limit(long mb)
 	return ret < 0 ? ret : 0;
 }
 
+/* the write of memory.max, in a thread of its own */
+struct limit_arg {
+	long mb;
+	int ret;
+	double ms;
+	volatile int done;
+};
+
+static void *limit_thread(void *p)
+{
+	struct limit_arg *a = p;
+	double t0 = now_s();
+
+	a->ret = set_own_limit(a->mb);
+	a->ms = (now_s() - t0) * 1000;
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 static long majflt(void)
 {
 	struct rusage ru;
@@ -172,6 +199,10 @@ static long majflt(void)
 
 /* what the census found in all regions */
 static long total_resident, total_hot_res, total_huge;
+/* the cold pages of the sparse and cluster regions, and how many are resident */
+static long sub_cold, sub_cold_res;
+/* the even region's pages mapped huge */
+static long even_huge;
 
 /* the census of region r; returns the pages of huge pages found in it */
 static long census(int r, int pm, int kpf)
@@ -203,12 +234,19 @@ static long census(int r, int pm, int kpf)
 	total_resident += resident;
 	total_hot_res += hot_res;
 	total_huge += huge;
+	if (r == SPARSE || r == CLUSTER) {
+		sub_cold += pages - hot;
+		sub_cold_res += cold_res;
+	}
+	if (r == EVEN)
+		even_huge = huge;
 	return huge;
 }
 
 int main(int argc, char **argv)
 {
 	long warm = 4, secs = 5, limit = 0, base_pages = 0, r, j, huge = 0, flt0, limit_ms = 0;
+	long limit_flt = 0;
 	uint64_t rng = 0x2545f4914f6cdd1dull, ops;
 	int c, pm, kpf;
 	double t0, t1;
@@ -284,13 +322,23 @@ int main(int argc, char **argv)
 	for (r = 0; base_pages && r < NR_REGIONS; r++)
 		madvise(region[r], thps * hpage, MADV_HUGEPAGE);
 	if (limit) {
-		int ret;
+		struct limit_arg a = { .mb = limit };
+		pthread_t t;
+		int ret = pthread_create(&t, NULL, limit_thread, &a);
 
-		t0 = now_s();
-		ret = set_own_limit(limit);
-		limit_ms = (now_s() - t0) * 1000;
 		if (ret) {
-			printf("# cannot set memory.max to %ld MiB: %s\n", limit, strerror(-ret));
+			printf("# cannot start a thread: %s\n", strerror(ret));
+			return 1;
+		}
+		/* the hot pages are read on while the kernel reclaims */
+		limit_flt = majflt();
+		while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE))
+			ops_for(0.01, &rng);
+		pthread_join(t, NULL);
+		limit_flt = majflt() - limit_flt;
+		limit_ms = a.ms;
+		if (a.ret) {
+			printf("# cannot set memory.max to %ld MiB: %s\n", limit, strerror(-a.ret));
 			return 1;
 		}
 	}
@@ -307,15 +355,17 @@ int main(int argc, char **argv)
 	for (r = 0; base_pages && r < NR_REGIONS; r++)
 		madvise(region[r], thps * hpage, MADV_NOHUGEPAGE);
 
-	total_resident = total_hot_res = total_huge = 0;
+	total_resident = total_hot_res = total_huge = sub_cold = sub_cold_res = 0;
 	for (r = 0; r < NR_REGIONS; r++)
 		census(r, pm, kpf);
 	for (id = 0; id < (size_t)(NR_REGIONS * thps * sub); id++)
 		check_page(id);
-	printf("result ops=%llu secs=%.2f ops_per_s=%.0f majflt=%ld limit_ms=%ld pages=%ld "
-	       "resident=%ld hot_pages=%zu hot_resident=%ld huge=%ld errors=%llu\n",
-	       (unsigned long long)ops, t1 - t0, ops / (t1 - t0 + 1e-9), flt0, limit_ms,
+	printf("result ops=%llu secs=%.2f ops_per_s=%.0f majflt=%ld limit_ms=%ld limit_majflt=%ld "
+	       "pages=%ld resident=%ld hot_pages=%zu hot_resident=%ld huge=%ld subpage_cold=%ld "
+	       "subpage_cold_freed=%ld even_pages=%ld even_huge=%ld errors=%llu\n",
+	       (unsigned long long)ops, t1 - t0, ops / (t1 - t0 + 1e-9), flt0, limit_ms, limit_flt,
 	       NR_REGIONS * thps * sub, total_resident, nr_hot, total_hot_res, total_huge,
+	       sub_cold, sub_cold - sub_cold_res, thps * sub, even_huge,
 	       (unsigned long long)errors);
 	return errors ? 1 : 0;
 }
