@@ -117,7 +117,24 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		if (col("hot_pages") > 0) add(key, "hot_kept", col("hot_resident") / col("hot_pages"))
 		if (has("counts_thp_calls") && col("counts_thp_calls") > 0)
 			add(key, "thp_ns", col("counts_thp_ns") / col("counts_thp_calls"))
+		if (col("subpage_cold") > 0) add(key, "cold_freed", col("subpage_cold_freed") / col("subpage_cold"))
+		if (col("even_pages") > 0) add(key, "even_kept", col("even_huge") / col("even_pages"))
+		if (has("limit_majflt")) add(key, "limit_majflt", col("limit_majflt"))
+		if (has("thp_sparse_split")) add(key, "sparse_split", col("thp_sparse_split"))
+		if (has("thp_split_page")) add(key, "split_page", col("thp_split_page"))
 	}
+	# w-thp -b (workload thp-collapse): what khugepaged collapsed, its time
+	if (col("workload") == "thp-collapse" && col("huge") != "") {
+		coll = 1
+		if (col("even_pages") > 0) add(key, "even_kept", col("even_huge") / col("even_pages"))
+		add(key, "huge", col("huge"))
+		if (has("thp_collapse_alloc")) add(key, "collapsed", col("thp_collapse_alloc"))
+		if (has("thp_collapse_uneven")) add(key, "uneven", col("thp_collapse_uneven"))
+		if (has("khugepaged_ms")) add(key, "khp_ms", col("khugepaged_ms"))
+	}
+	# how much of the workload anonymous memory is in huge pages at the end
+	if (has("anon_kb") && col("anon_kb") > 0 && has("anon_thp_kb"))
+		add(key, "thp_share", col("anon_thp_kb") / col("anon_kb"))
 	if (has("lock_hold_p99_ns") && has("lock_hold_max_ns")) {
 		add(key, "hold_p99", col("lock_hold_p99_ns") / 1e3); add(key, "hold_max", col("lock_hold_max_ns") / 1e3)
 		if (!(key in worst) || col("lock_hold_max_ns") / 1e3 > worst[key]) worst[key] = col("lock_hold_max_ns") / 1e3
@@ -176,6 +193,47 @@ END {
 				f[1], f[3], f[4], cell(k, "resident"), r, real[k, "resident"],
 				cell(k, "hot_kept"), cell(k, "huge"), cell(k, "majflt"), r2, real[k, "majflt"],
 				cell(k, "limit_ms"), cell(k, "thp_ns")
+		}
+		print ""
+		print "Huge pages, by region (workload thp: cold pages freed: of the cold pages of the sparse and cluster regions, the share not resident after the run; even kept huge: the share of the pages of the even region still mapped huge; faults while reclaiming: major faults on hot pages during the write of memory.max, through which the reads go on; splits: thp_sparse_split (by the counts) of thp_split_page (all)):"
+		print ""
+		print "| target | pressure | config | cold pages freed | even kept huge | faults while reclaiming | major faults, total | splits by counts | splits, all |"
+		print "|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (f[2] != "thp") continue
+			if (cnt[k, "limit_majflt"]) for (j = 1; j <= cnt[k, "majflt"] && j <= cnt[k, "limit_majflt"]; j++)
+				add(k, "all_majflt", val[k, "majflt", j] + val[k, "limit_majflt", j])
+			printf "| %s | %sx | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[3], f[4],
+				cell(k, "cold_freed"), cell(k, "even_kept"), cell(k, "limit_majflt"),
+				cell(k, "all_majflt"), cell(k, "sparse_split"), cell(k, "split_page")
+		}
+	}
+	if (coll) {
+		print ""
+		print "Collapse (workload thp-collapse, w-thp -b: the regions faulted in as base pages, handed to khugepaged (woken every 50 ms) once their counts are mature, no limit; pages mapped huge after the run, of 4 regions; the CPU time of khugepaged over the run):"
+		print ""
+		print "| target | config | runs | even kept huge | pages mapped huge | collapsed | left uneven | khugepaged ms | ops/s |"
+		print "|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (f[2] != "thp-collapse") continue
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
+				cell(k, "even_kept"), cell(k, "huge"), cell(k, "collapsed"),
+				cell(k, "uneven"), cell(k, "khp_ms"), cell(k, "ops")
+		}
+	}
+	for (i = 1; i <= nk; i++) if (cnt[keys[i], "thp_share"]) share = 1
+	if (share) {
+		print ""
+		print "Huge page coverage (anon_thp over anon of the memory cgroup of the workload at the end of the measurement; THP is on, always, in these guests):"
+		print ""
+		print "| target | workload | pressure | config | anonymous memory in huge pages |"
+		print "|---|---|---|---|---|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (!cnt[k, "thp_share"]) continue
+			printf "| %s | %s | %sx | %s | %s |\n", f[1], f[2], f[3], f[4], cell(k, "thp_share")
 		}
 	}
 	# the scale sweep (make bench-scale): one table over the guest sizes,

@@ -47,7 +47,9 @@
 #                  modelled 8 MiB cache per vCPU count)
 #   hca-thp        hca with huge pages split and collapsed by the hotness
 #                  of their pages (thp-split-hot=25, thp-collapse-hot=25;
-#                  for the thp workload)
+#                  for the thp and thp-collapse workloads)
+#   hca-thpN       the same with both knobs at N (1 to 100), e.g.
+#                  hca-thp10, hca-thp50: the threshold's sweep
 #   unconstrained  no memory limit: the ceiling
 #
 # Settings (environment):
@@ -56,9 +58,11 @@
 #   HWAGE_BENCH_CONFIGS    (base hca hca-s16 hca-refs; hca-kmeans, hca-noref, hca-prevgen, hca-tiers, hca-gap,
 #                          hca-share, hca-linear, hca-p10, hca-mem, hca-thp
 #                          and unconstrained on request)
-#   HWAGE_BENCH_WORKLOADS  (hotcold,memcached; thp on request: w-thp's huge
-#                          pages, which on ppc64le need the radix MMU, so
-#                          ppc64le boots with thp run on it, disable_radix=no)
+#   HWAGE_BENCH_WORKLOADS  (hotcold,memcached; thp and thp-collapse on
+#                          request: w-thp's huge pages split under a limit,
+#                          and collapsed by khugepaged without one; they
+#                          need the radix MMU on ppc64le, so ppc64le boots
+#                          with either run on it, disable_radix=no)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
 #   HWAGE_BENCH_SCALES     guest sizes, as multiples of the target's memory
@@ -114,13 +118,13 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp unconstrained)" ;;
+	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
-	case $w in hotcold|memcached|thp) ;;
-	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp)" ;;
+	case $w in hotcold|memcached|thp|thp-collapse) ;;
+	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse)" ;;
 	esac
 done
 for p in ${PRESSURES//,/ }; do
@@ -144,7 +148,8 @@ boot() {
 	local sample=${HWAGE_HCA_SAMPLE:-1} truth=1 opts=${HWAGE_HCA_OPTS:-}
 	local msg=$OUT/rows/$id.msg radix=
 	# ppc64le's hash MMU has no PMD-sized huge pages with 4K pages
-	[ "$arch" != ppc64le ] || [[ ",$WORKLOADS," != *,thp,* ]] || radix="disable_radix=no "
+	[ "$arch" != ppc64le ] || [[ ",$WORKLOADS," != *,thp,* && ",$WORKLOADS," != *,thp-collapse,* ]] ||
+		radix="disable_radix=no "
 	case $config in
 	hca-s16) guest_config=hca sample=16 truth=0 ;;
 	# the guest runs them as hca, the plugin counts otherwise

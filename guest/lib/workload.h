@@ -21,6 +21,7 @@
  *   hca-tiers      hca, promotions counted in the tiers (walk-refs=1)
  *   hca-thp        hca, huge pages split and collapsed by the hotness of
  *                  their pages (thp-split-hot=25, thp-collapse-hot=25)
+ *   hca-thpN       the same with both knobs at N (1 to 100)
  *   hca-gap        the same as hca (kmeans-gap, now the default)
  *   unconstrained  as base, with no memory limit: the ceiling
  */
@@ -61,19 +62,24 @@
  * (the promotion walk looking at the previous aging's generation too), 0
  * (the default) for the others; walk-refs: 1 for hca-tiers (promotions
  * counted in the folios' tiers), 0 (the default) for the others;
- * thp-split-hot and thp-collapse-hot: WL_THP_HOT for hca-thp, 0 (the
- * default, off) for the others.
+ * thp-split-hot and thp-collapse-hot: WL_THP_HOT for hca-thp, N for
+ * hca-thpN, 0 (the default, off) for the others.
  */
 static inline int wl_config(const char *config)
 {
 	int linear = !strcmp(config, "hca-linear"), share = !strcmp(config, "hca-share");
 	int prevgen = !strcmp(config, "hca-prevgen"), tiers = !strcmp(config, "hca-tiers");
 	int gap = !strcmp(config, "hca-gap"), refs = !strcmp(config, "hca-refs");
-	int kmeans = !strcmp(config, "hca-kmeans"), thp = !strcmp(config, "hca-thp");
+	int kmeans = !strcmp(config, "hca-kmeans"), thp = !strncmp(config, "hca-thp", 7);
+	const char *thp_hot = thp && config[7] ? config + 7 : WL_THP_HOT;
 	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
 		     prevgen || tiers || gap || kmeans || linear || share || thp;
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
+		return -1;
+	/* hca-thpN: N from 1 to 100, digits only */
+	if (thp && (strspn(thp_hot, "0123456789") != strlen(thp_hot) || thp_hot[0] == '0' ||
+		    atoi(thp_hot) > 100))
 		return -1;
 	if (counts && hca_knob("classifier", linear ? "0" : share ? "1" : kmeans ? "2" : "3"))
 		return -1;
@@ -85,9 +91,9 @@ static inline int wl_config(const char *config)
 		return -1;
 	if (hca_knob("walk-refs", tiers ? "1" : "0") && tiers)
 		return -1;
-	if (hca_knob("thp-split-hot", thp ? WL_THP_HOT : "0") && thp)
+	if (hca_knob("thp-split-hot", thp ? thp_hot : "0") && thp)
 		return -1;
-	if (hca_knob("thp-collapse-hot", thp ? WL_THP_HOT : "0") && thp)
+	if (hca_knob("thp-collapse-hot", thp ? thp_hot : "0") && thp)
 		return -1;
 	return 0;
 }

@@ -9,9 +9,9 @@
  *
  * Kernel command line:
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
- *                hca-thp|unconstrained
+ *                hca-thp|hca-thpN|unconstrained
  *                            (base; see lib/workload.h)
- *   hwage.workloads=hotcold,memcached,thp           (hotcold,memcached)
+ *   hwage.workloads=hotcold,memcached,thp,thp-collapse   (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
  *   hwage.scale=N            workload sizes times N, for guests with N
@@ -22,8 +22,16 @@
  * footprint is its size, as it cannot wait for a limit to be set; so is
  * thp's (w-thp: four regions of huge pages, every page, one in 16, one
  * run of a sixteenth and none hot), which lowers its own limit to the
- * pressure's after a warm-up in which the counts mature.
+ * pressure's after a warm-up in which the counts mature. thp-collapse
+ * (w-thp -b, for khugepaged) runs once, without a limit, at pressure 1.
+ *
+ * Every line also has the huge page events of /proc/vmstat over the
+ * phase (thp_split_page, thp_sparse_*, thp_collapse_alloc,
+ * thp_collapse_uneven), khugepaged's CPU time over it (khugepaged_ms) and
+ * the cgroup's anonymous memory at its end (anon_kb, anon_thp_kb: what
+ * of it is in huge pages).
  */
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "cgroup.h"
@@ -57,18 +65,73 @@ static const char *const stats[] = {
 	"workingset_activate_file", "pgscan", "pgsteal", "pgmajfault", NULL,
 };
 
+/* the huge page events of /proc/vmstat, as differences over the phase */
+static const char *const thp_events[] = {
+	"thp_split_page", "thp_sparse_scanned", "thp_sparse_split", "thp_sparse_freed",
+	"thp_collapse_alloc", "thp_collapse_uneven", NULL,
+};
+#define NR_THP_EVENTS (sizeof(thp_events) / sizeof(thp_events[0]) - 1)
+
 /* what is measured as a difference over the measured phase */
 struct snap {
 	long long cpu, sys, pswpin, pswpout;
+	long long thp[NR_THP_EVENTS];
+	/* khugepaged's CPU time, ms (-1: no khugepaged) */
+	long long khugepaged_ms;
 	/* memory.stat's stats[] of our memcg, counted from its creation */
 	long long stat[sizeof(stats) / sizeof(stats[0])];
 	/* lru_gen_full of our memcg, summed over its nodes (-1: no such lines) */
 	struct lru_gen_scan lg;
 };
 
+/* the pid of khugepaged, or 0 */
+static int khugepaged_pid(void)
+{
+	static int pid = -1;
+	struct dirent *d;
+	char path[300], comm[32];
+	DIR *dir;
+
+	if (pid >= 0)
+		return pid;
+	pid = 0;
+	dir = opendir("/proc");
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		if (read_file(path, comm, sizeof(comm)) > 0 && !strcmp(comm, "khugepaged\n")) {
+			pid = atoi(d->d_name);
+			break;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
+}
+
+/* utime + stime of a task, in ms, or -1 */
+static long long task_cpu_ms(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (pid <= 0 || read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	/* after "pid (comm)": state and 10 more fields, then utime and stime */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (ut + st) * 1000 / sysconf(_SC_CLK_TCK);
+}
+
 static void snap(struct snap *s)
 {
 	int i;
+
+	for (i = 0; thp_events[i]; i++)
+		s->thp[i] = vmstat(thp_events[i]);
+	s->khugepaged_ms = task_cpu_ms(khugepaged_pid());
 
 	for (i = 0; stats[i]; i++)
 		s->stat[i] = cg_stat(CG, "memory.stat", stats[i]);
@@ -137,6 +200,14 @@ static void report(const char *config, const char *workload, const char *pressur
 						"counts_evict_calls", "counts_thp_ns",
 						"counts_thp_calls" }[i],
 			      lru_gen_delta(s1.lg.counts[i], s0->lg.counts[i]));
+	for (i = 0; thp_events[i]; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %s=%lld", thp_events[i],
+			      s1.thp[i] < 0 || s0->thp[i] < 0 ? -1 : s1.thp[i] - s0->thp[i]);
+	n += snprintf(line + n, sizeof(line) - n, " khugepaged_ms=%lld anon_kb=%lld anon_thp_kb=%lld",
+		      s1.khugepaged_ms < 0 || s0->khugepaged_ms < 0 ? -1 :
+		      s1.khugepaged_ms - s0->khugepaged_ms,
+		      cg_stat(CG, "memory.stat", "anon") >> 10,
+		      cg_stat(CG, "memory.stat", "anon_thp") >> 10);
 	n += hold_fields(line + n, sizeof(line) - n, "lock_hold", &s1.lg.hold[LG_HOLD_ISOLATE],
 			 &s0->lg.hold[LG_HOLD_ISOLATE]);
 	n += hold_fields(line + n, sizeof(line) - n, "putback_hold",
@@ -221,6 +292,42 @@ static void thp(const char *config, const char *pressure, const char *secs)
 	report(config, "thp", pressure, limit, footprint, res, st, &s0, NULL);
 }
 
+#define KHUGEPAGED "/sys/kernel/mm/transparent_hugepage/khugepaged/"
+
+/*
+ * thp-collapse: w-thp -b, its regions faulted in as base pages and handed
+ * to khugepaged, woken every 50 ms instead of 10 s, once their counts are
+ * mature; no limit (the pressure is not used). What it measures: which
+ * ranges khugepaged collapsed (thp_collapse_alloc, thp_collapse_uneven,
+ * even_huge and huge of the census) and khugepaged's CPU time.
+ */
+static void thp_collapse(const char *config, const char *secs)
+{
+	char n[16], res[1024], buf[32], old_scan[32] = "", old_alloc[32] = "";
+	char *argv[] = { "/bin/w-thp", "-N", n, "-b", "-W", "4", "-s", (char *)secs, NULL };
+	long long hpage = read_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", buf,
+				    sizeof(buf)) > 0 ? atoll(buf) : 0;
+	long long footprint = 4LL * THP_HUGE_PAGES * scale * hpage;
+	struct snap s0;
+	int st = 1 << 8;
+
+	snprintf(n, sizeof(n), "%d", THP_HUGE_PAGES * scale);
+	if (read_file(KHUGEPAGED "scan_sleep_millisecs", old_scan, sizeof(old_scan)) <= 0 ||
+	    read_file(KHUGEPAGED "alloc_sleep_millisecs", old_alloc, sizeof(old_alloc)) <= 0)
+		old_scan[0] = '\0';
+	snap(&s0);
+	res[0] = '\0';
+	if (old_scan[0] && !cg_create(CG, 0) &&
+	    !write_file(KHUGEPAGED "scan_sleep_millisecs", "50") &&
+	    !write_file(KHUGEPAGED "alloc_sleep_millisecs", "50"))
+		st = wl_run(CG, argv, NULL, res, sizeof(res), NULL);
+	report(config, "thp-collapse", "1", 0, footprint, res, st, &s0, NULL);
+	if (old_scan[0]) {
+		write_file(KHUGEPAGED "scan_sleep_millisecs", old_scan);
+		write_file(KHUGEPAGED "alloc_sleep_millisecs", old_alloc);
+	}
+}
+
 static void memcached(const char *config, const char *pressure, const char *secs)
 {
 	char k[16], v[16], res[1024];
@@ -296,6 +403,13 @@ int main(void)
 		char pr[256];
 
 		snprintf(pr, sizeof(pr), "%s", pressures);
+		if (!strcmp(w, "thp-collapse")) {
+			/* no limit: once, whatever the pressures */
+			snprintf(CG, sizeof(CG), CG_ROOT "/hwage-bench-%d", ++nr_cg);
+			thp_collapse(config, secs);
+			rmdir(CG);
+			continue;
+		}
 		for (p = strtok_r(pr, ",", &s2); p; p = strtok_r(NULL, ",", &s2)) {
 			snprintf(CG, sizeof(CG), CG_ROOT "/hwage-bench-%d", ++nr_cg);
 			if (!strcmp(w, "hotcold"))

@@ -7,7 +7,7 @@ S=$(dirname "$0")/../../bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/../../harness/ktap.sh"
-ktap_plan 11
+ktap_plan 14
 
 # Pages (pfn 0x10-0x14): 0x10 and 0x11 hot by design; during the run 0x10,
 # 0x11 and 0x13 were accessed most (100, 90, 45), and 0x10, 0x11, 0x13 sit
@@ -122,14 +122,35 @@ ktap_ok report_scale_sweep $? "$out"
 # 40 = 100); base has no reads of huge pages: "-".
 mkdir "$tmp/t"
 {
-	echo "arch,run,config,workload,pressure,ops_per_s,ops,errors,misses,exit,resident,majflt,huge,limit_ms,hot_pages,hot_resident,counts_thp_ns,counts_thp_calls"
-	echo "x86_64,1,base,thp,2,100,1000,0,,0,5000,3000,1024,3000,4608,4300,0,0"
-	echo "x86_64,2,base,thp,2,120,1200,0,,0,5200,4000,1024,3000,4608,4400,0,0"
-	echo "x86_64,1,hca-thp,thp,2,900,9000,0,,0,5120,400,4608,3500,4608,4608,4000,40"
-	echo "x86_64,2,hca-thp,thp,2,1000,10000,0,,0,5120,380,4608,3500,4608,4608,4000,40"
+	echo "arch,run,config,workload,pressure,ops_per_s,ops,errors,misses,exit,resident,majflt,huge,limit_ms,hot_pages,hot_resident,counts_thp_ns,counts_thp_calls,limit_majflt,subpage_cold,subpage_cold_freed,even_pages,even_huge,thp_sparse_split,thp_split_page,thp_collapse_alloc,thp_collapse_uneven,khugepaged_ms,anon_kb,anon_thp_kb"
+	echo "x86_64,1,base,thp,2,100,1000,0,,0,5000,3000,1024,3000,4608,4300,0,0,100,7680,3840,4096,2048,0,4,,,,65536,32768"
+	echo "x86_64,2,base,thp,2,120,1200,0,,0,5200,4000,1024,3000,4608,4400,0,0,300,7680,4608,4096,2560,0,6,,,,65536,16384"
+	echo "x86_64,1,hca-thp,thp,2,900,9000,0,,0,5120,400,4608,3500,4608,4608,4000,40,10,7680,7680,4096,4096,16,16,,,,65536,49152"
+	echo "x86_64,2,hca-thp,thp,2,1000,10000,0,,0,5120,380,4608,3500,4608,4608,4000,40,20,7680,7296,4096,4096,15,15,,,,65536,49152"
+	echo "x86_64,1,base,thp-collapse,1,50,500,0,,0,16384,0,16384,0,4608,4608,0,0,,,,4096,4096,0,0,32,0,120,65536,65536"
+	echo "x86_64,1,hca-thp,thp-collapse,1,60,600,0,,0,16384,0,8192,0,4608,4608,0,0,,,,4096,4096,0,0,16,8,140,65536,32768"
 } >"$tmp/t/results.csv"
 out=$(HWAGE_TOP=$S/.. bash "$S/report.sh" "$tmp/t" 2>&1)
 grep -q '^| x86_64 | 2x | base | 5100 (5000-5200) | 1.00 | - | 0.944 (0.933-0.955) | 1024 (1024-1024) | 3500 (3000-4000) | 1.00 | - | 3000 (3000-3000) | - |$' <<<"$out" &&
 	grep -q '^| x86_64 | 2x | hca-thp | 5120 (5120-5120) | 1.00 \[[0-9.]*, [0-9.]*\] | [a-z]* | 1 (1-1) | 4608 (4608-4608) | 390 (380-400) | 0.11 \[[0-9.]*, [0-9.]*\] | yes | 3500 (3500-3500) | 100 (100-100) |$' <<<"$out"
 ktap_ok report_thp_table $? "$out"
+
+# By region: cold pages of sparse and cluster freed (base 3840 and 4608 of
+# 7680: 0.5 and 0.6; hca-thp 1 and 0.95), the even region kept huge (0.5,
+# 0.625; 1), faults during the reclaim (100, 300), with the run's (3100,
+# 4300: median 3700), splits by the counts of all of them.
+grep -q '^| x86_64 | 2x | base | 0.55 (0.5-0.6) | 0.562 (0.5-0.625) | 200 (100-300) | 3700 (3100-4300) | 0 (0-0) | 5 (4-6) |$' <<<"$out" &&
+	grep -q '^| x86_64 | 2x | hca-thp | 0.975 (0.95-1) | 1 (1-1) | 15 (10-20) | 405 (400-410) | 15.5 (15-16) | 15.5 (15-16) |$' <<<"$out"
+ktap_ok report_thp_regions $? "$out"
+
+# Collapse: the even region kept huge, pages mapped huge, collapses, ranges
+# left uneven, khugepaged's time and ops/s, one run each.
+grep -q '^| x86_64 | base | 1 | 1 | 16k | 32 | 0 | 120 | 50 |$' <<<"$out" &&
+	grep -q '^| x86_64 | hca-thp | 1 | 1 | 8192 | 16 | 8 | 140 | 60 |$' <<<"$out"
+ktap_ok report_collapse_table $? "$out"
+
+# Coverage: anon_thp / anon (32768 and 16384 of 65536: 0.5, 0.25)
+grep -q '^| x86_64 | thp | 2x | base | 0.375 (0.25-0.5) |$' <<<"$out" &&
+	grep -q '^| x86_64 | thp-collapse | 1x | hca-thp | 0.5 |$' <<<"$out"
+ktap_ok report_thp_coverage $? "$out"
 ktap_done
