@@ -63,6 +63,29 @@ bash "$S/prepare-tree.sh" || {
 	exit 1
 }
 
+# score_boot HCA OUT RC: count the summary lines of a boot's output OUT,
+# boot-test.sh having exited with RC
+score_boot() {
+	local hca=$1 out=$2 rc=$3 n=0 line
+	while IFS= read -r line; do
+		count "$line"
+		n=$((n + 1))
+	done < <(grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out")
+	# a boot step that died without its summary is still a failure
+	if [ "$n" = 0 ] || { [ "$rc" != 0 ] && ! grep -qE '^[^ ]+: [0-9]+ passed, [1-9][0-9]* failed' "$out"; }; then
+		count "$arch/hca=$hca: 0 passed, 1 failed, 0 skipped (boot-test.sh exited with status $rc)"
+	fi
+}
+
+# lane_done PID RC: a boot run beside another (lane_hca[PID]) has ended
+# with RC: show its lines and count them
+lane_done() {
+	local hca=${lane_hca[$1]} rc=$2
+	unset "lane_hca[$1]"
+	cat "$lane_dir/$hca"
+	score_boot "$hca" "$lane_dir/$hca" "$rc"
+}
+
 # a target's kernel, then its guest programs and initramfs: bash -c "$BUILD" _ "$S" ARCH
 BUILD='bash "$1/build-kernel.sh" "$2" && bash "$1/mkinitramfs.sh" "$2"'
 
@@ -73,7 +96,7 @@ BUILD='bash "$1/build-kernel.sh" "$2" && bash "$1/mkinitramfs.sh" "$2"'
 # boots are done, so that the two do not interleave.
 ahead_pid=
 ahead_out=$(mktemp)
-trap 'rm -f "$ahead_out"; [ -z "$ahead_pid" ] || kill -- -"$ahead_pid" 2>/dev/null' EXIT
+trap 'rm -f "$ahead_out"; [ -z "$ahead_pid" ] || kill -- -"$ahead_pid" 2>/dev/null; kill $(jobs -p) 2>/dev/null' EXIT
 set -- $ARCHS
 while [ $# -gt 0 ]; do
 	arch=$1
@@ -107,21 +130,40 @@ while [ $# -gt 0 ]; do
 	# x86_64: one more boot with a DIMM plugged past the counter table
 	# (t23-hotplug, boot-test.sh)
 	[ "$arch" != x86_64 ] || [ -n "${HWAGE_HCA_BOOTS:-}" ] || boots="$boots hotplug"
+	# Boots at once: one beside the next target's build, which takes the
+	# other cores; otherwise HWAGE_TEST_LANES (2 on 2 cores or more): a
+	# boot keeps one core busy (one vCPU under TCG), and the last
+	# target's boots, one after another, left the second core idle.
+	lanes=1
+	[ -n "$ahead_pid" ] || lanes=${HWAGE_TEST_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+	[[ "$lanes" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_TEST_LANES=$lanes: want a number of boots >= 1"
+	if [ "$lanes" = 1 ]; then
+		for hca in $boots; do
+			out=$(mktemp)
+			bash "$S/boot-test.sh" "$arch" "$hca" | tee "$out"
+			score_boot "$hca" "$out" "${PIPESTATUS[0]}"
+			rm -f "$out"
+		done
+		continue
+	fi
+	# each boot's lines are shown, and counted, when it ends
+	lane_dir=$(mktemp -d)
+	declare -A lane_hca=()
+	info "$arch: boots $(echo $boots), $lanes at a time (HWAGE_TEST_LANES); the lines of each follow when it ends"
 	for hca in $boots; do
-		out=$(mktemp)
-		bash "$S/boot-test.sh" "$arch" "$hca" | tee "$out"
-		rc=${PIPESTATUS[0]}
-		n=0
-		while IFS= read -r line; do
-			count "$line"
-			n=$((n + 1))
-		done < <(grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out")
-		# a boot step that died without its summary is still a failure
-		if [ "$n" = 0 ] || { [ "$rc" != 0 ] && ! grep -qE '^[^ ]+: [0-9]+ passed, [1-9][0-9]* failed' "$out"; }; then
-			count "$arch/hca=$hca: 0 passed, 1 failed, 0 skipped (boot-test.sh exited with status $rc)"
-		fi
-		rm -f "$out"
+		while [ ${#lane_hca[@]} -ge "$lanes" ]; do
+			wait -n -p pid "${!lane_hca[@]}"
+			lane_done "$pid" $?
+		done
+		info "$arch/hca=$hca: booting"
+		bash "$S/boot-test.sh" "$arch" "$hca" >"$lane_dir/$hca" 2>&1 &
+		lane_hca[$!]=$hca
 	done
+	while [ ${#lane_hca[@]} -gt 0 ]; do
+		wait -n -p pid "${!lane_hca[@]}"
+		lane_done "$pid" $?
+	done
+	rm -rf "$lane_dir"
 done
 
 echo
