@@ -98,6 +98,44 @@ static inline int wl_config(const char *config)
 	return 0;
 }
 
+#define WL_KHUGEPAGED "/sys/kernel/mm/transparent_hugepage/khugepaged/"
+
+/* khugepaged's sleeps before wl_khugepaged_fast() set them */
+struct wl_khugepaged {
+	char scan[32], alloc[32];
+};
+
+/*
+ * Wake khugepaged every @ms ms (scan_sleep_millisecs and
+ * alloc_sleep_millisecs), the old values kept in @k for
+ * wl_khugepaged_restore(), which the caller calls in any case; 0, or -1
+ * if they cannot be read (nothing to restore then) or written.
+ */
+static inline int wl_khugepaged_fast(struct wl_khugepaged *k, const char *ms)
+{
+	k->scan[0] = k->alloc[0] = '\0';
+	if (read_file(WL_KHUGEPAGED "scan_sleep_millisecs", k->scan, sizeof(k->scan)) <= 0 ||
+	    read_file(WL_KHUGEPAGED "alloc_sleep_millisecs", k->alloc, sizeof(k->alloc)) <= 0) {
+		k->scan[0] = '\0';
+		return -1;
+	}
+	k->scan[strcspn(k->scan, "\n")] = '\0';
+	k->alloc[strcspn(k->alloc, "\n")] = '\0';
+	if (write_file(WL_KHUGEPAGED "scan_sleep_millisecs", ms) ||
+	    write_file(WL_KHUGEPAGED "alloc_sleep_millisecs", ms))
+		return -1;
+	return 0;
+}
+
+/* put back what wl_khugepaged_fast() changed */
+static inline void wl_khugepaged_restore(const struct wl_khugepaged *k)
+{
+	if (!k->scan[0])
+		return;
+	write_file(WL_KHUGEPAGED "scan_sleep_millisecs", k->scan);
+	write_file(WL_KHUGEPAGED "alloc_sleep_millisecs", k->alloc);
+}
+
 /* the value of key=NUMBER in a "result ..." line, or -1 */
 static inline double wl_get(const char *line, const char *key)
 {

@@ -292,8 +292,6 @@ static void thp(const char *config, const char *pressure, const char *secs)
 	report(config, "thp", pressure, limit, footprint, res, st, &s0, NULL);
 }
 
-#define KHUGEPAGED "/sys/kernel/mm/transparent_hugepage/khugepaged/"
-
 /*
  * thp-collapse: w-thp -b, its regions faulted in as base pages and handed
  * to khugepaged, woken every 50 ms instead of 10 s, once their counts are
@@ -303,29 +301,22 @@ static void thp(const char *config, const char *pressure, const char *secs)
  */
 static void thp_collapse(const char *config, const char *secs)
 {
-	char n[16], res[1024], buf[32], old_scan[32] = "", old_alloc[32] = "";
+	char n[16], res[1024], buf[32];
 	char *argv[] = { "/bin/w-thp", "-N", n, "-b", "-W", "4", "-s", (char *)secs, NULL };
 	long long hpage = read_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", buf,
 				    sizeof(buf)) > 0 ? atoll(buf) : 0;
 	long long footprint = 4LL * THP_HUGE_PAGES * scale * hpage;
+	struct wl_khugepaged k;
 	struct snap s0;
 	int st = 1 << 8;
 
 	snprintf(n, sizeof(n), "%d", THP_HUGE_PAGES * scale);
-	if (read_file(KHUGEPAGED "scan_sleep_millisecs", old_scan, sizeof(old_scan)) <= 0 ||
-	    read_file(KHUGEPAGED "alloc_sleep_millisecs", old_alloc, sizeof(old_alloc)) <= 0)
-		old_scan[0] = '\0';
 	snap(&s0);
 	res[0] = '\0';
-	if (old_scan[0] && !cg_create(CG, 0) &&
-	    !write_file(KHUGEPAGED "scan_sleep_millisecs", "50") &&
-	    !write_file(KHUGEPAGED "alloc_sleep_millisecs", "50"))
+	if (!wl_khugepaged_fast(&k, "50") && !cg_create(CG, 0))
 		st = wl_run(CG, argv, NULL, res, sizeof(res), NULL);
 	report(config, "thp-collapse", "1", 0, footprint, res, st, &s0, NULL);
-	if (old_scan[0]) {
-		write_file(KHUGEPAGED "scan_sleep_millisecs", old_scan);
-		write_file(KHUGEPAGED "alloc_sleep_millisecs", old_alloc);
-	}
+	wl_khugepaged_restore(&k);
 }
 
 static void memcached(const char *config, const char *pressure, const char *secs)

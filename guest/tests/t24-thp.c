@@ -40,7 +40,6 @@
 #define THPS "4"
 #define LIMIT_MB "12"
 #define MIN_FREED 0.80
-#define KHUGEPAGED "/sys/kernel/mm/transparent_hugepage/khugepaged/"
 
 enum { EVEN, SPARSE, CLUSTER, COLD, NR_REGIONS };
 static const char *const region_names[NR_REGIONS] = { "even", "sparse", "cluster", "cold" };
@@ -110,24 +109,12 @@ static int intact(int st, const char *res)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 && wl_get(res, "errors") == 0;
 }
 
-/* a khugepaged knob, the old value kept in old (if not NULL) */
-static int khugepaged_set(const char *name, const char *val, char *old, size_t len)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), KHUGEPAGED "%s", name);
-	if (old && read_file(path, old, len) <= 0)
-		return -1;
-	if (old)
-		old[strcspn(old, "\n")] = 0;
-	return write_file(path, val);
-}
-
 int main(void)
 {
 	char *split_opts[] = { "-W", "4", "-s", "4", "-L", LIMIT_MB, NULL };
 	char *collapse_opts[] = { "-b", "-W", "4", "-s", "6", NULL };
-	char res[512], old_sleep[32] = "", old_alloc[32] = "";
+	struct wl_khugepaged k;
+	char res[512];
 	struct regions base, split, coll;
 	long long split0, splits, uneven0;
 	double base_flt, split_flt, cold = 0, cold_res = 0;
@@ -193,9 +180,7 @@ int main(void)
 	ktap_result(split_flt >= 0 && base_flt >= 0 && split_flt <= base_flt * 1.1 + 8, names[5]);
 
 	/* khugepaged at full speed, for the length of the run */
-	if (khugepaged_set("scan_sleep_millisecs", "50", old_sleep, sizeof(old_sleep)) ||
-	    khugepaged_set("alloc_sleep_millisecs", "50", old_alloc, sizeof(old_alloc)) ||
-	    hca_knob("thp-collapse-hot", WL_THP_HOT)) {
+	if (wl_khugepaged_fast(&k, "50") || hca_knob("thp-collapse-hot", WL_THP_HOT)) {
 		ktap_diag("cannot speed khugepaged up or set thp-collapse-hot");
 		for (i = 6; i < NR_CHECKS; i++)
 			ktap_result(0, names[i]);
@@ -216,10 +201,7 @@ int main(void)
 			    names[8]);
 	}
 	hca_knob("thp-collapse-hot", "0");
-	if (*old_sleep)
-		khugepaged_set("scan_sleep_millisecs", old_sleep, NULL, 0);
-	if (*old_alloc)
-		khugepaged_set("alloc_sleep_millisecs", old_alloc, NULL, 0);
+	wl_khugepaged_restore(&k);
 	wl_config("base");
 	return ktap_end();
 }
