@@ -99,7 +99,7 @@ static void run(const char *config, const char *cg, struct run *r)
 		long long ns = r->counts[2 * i], calls = r->counts[2 * i + 1];
 
 		ktap_diag("%s: counts %-6s ns %lld calls %lld (%.0f ns per read)", config,
-			  (const char *[]){ "all", "sample", "evict" }[i], ns, calls,
+			  (const char *[]){ "all", "sample", "evict", "thp" }[i], ns, calls,
 			  calls > 0 ? (double)ns / calls : 0);
 	}
 	for (k = 0; k < LG_NR_HOLDS; k++)
