@@ -50,6 +50,8 @@
 #                  for the thp and thp-collapse workloads)
 #   hca-thpN       the same with both knobs at N (1 to 100), e.g.
 #                  hca-thp10, hca-thp50: the threshold's sweep
+#   hca-everywalk  hca with every promotion walk looking at every
+#                  generation (walk-once-per-window=0: hca before patch 14)
 #   unconstrained  no memory limit: the ceiling
 #
 # Settings (environment):
@@ -118,8 +120,8 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) unconstrained)" ;;
+	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|hca-everywalk|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) hca-everywalk unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do

@@ -12,7 +12,7 @@
  *                     ...                  the page table walk's stats
  *     aging ns N calls N look_around ns N calls N    lru_gen_full, and
  *     counts ns N calls N sample ns N calls N evict ns N calls N
- *       [thp ns N calls N]                 (the last pair since patch 15)
+ *       [thp ns N calls N]                 (the last pair since patch 16)
  *     lru_lock_hold isolate ns N holds N log2_ns N0 ... N31
  *     lru_lock_hold putback ns N holds N log2_ns N0 ... N31
  *

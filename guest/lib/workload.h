@@ -22,6 +22,8 @@
  *   hca-thp        hca, huge pages split and collapsed by the hotness of
  *                  their pages (thp-split-hot=25, thp-collapse-hot=25)
  *   hca-thpN       the same with both knobs at N (1 to 100)
+ *   hca-everywalk  hca, every promotion walk looking at every generation
+ *                  (walk-once-per-window=0, what hca was before patch 14)
  *   hca-gap        the same as hca (kmeans-gap, now the default)
  *   unconstrained  as base, with no memory limit: the ceiling
  */
@@ -62,6 +64,8 @@
  * (the promotion walk looking at the previous aging's generation too), 0
  * (the default) for the others; walk-refs: 1 for hca-tiers (promotions
  * counted in the folios' tiers), 0 (the default) for the others;
+ * walk-once-per-window: 0 for hca-everywalk, 1 (the default) for the
+ * others;
  * thp-split-hot and thp-collapse-hot: WL_THP_HOT for hca-thp, N for
  * hca-thpN, 0 (the default, off) for the others.
  */
@@ -72,8 +76,9 @@ static inline int wl_config(const char *config)
 	int gap = !strcmp(config, "hca-gap"), refs = !strcmp(config, "hca-refs");
 	int kmeans = !strcmp(config, "hca-kmeans"), thp = !strncmp(config, "hca-thp", 7);
 	const char *thp_hot = thp && config[7] ? config + 7 : WL_THP_HOT;
+	int everywalk = !strcmp(config, "hca-everywalk");
 	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
-		     prevgen || tiers || gap || kmeans || linear || share || thp;
+		     prevgen || tiers || gap || kmeans || linear || share || thp || everywalk;
 
 	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
 		return -1;
@@ -90,6 +95,8 @@ static inline int wl_config(const char *config)
 	if (hca_knob("walk-prev-gen", prevgen ? "1" : "0") && prevgen)
 		return -1;
 	if (hca_knob("walk-refs", tiers ? "1" : "0") && tiers)
+		return -1;
+	if (hca_knob("walk-once-per-window", everywalk ? "0" : "1") && everywalk)
 		return -1;
 	if (hca_knob("thp-split-hot", thp ? thp_hot : "0") && thp)
 		return -1;

@@ -9,7 +9,7 @@
  *
  * Kernel command line:
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
- *                hca-thp|hca-thpN|unconstrained
+ *                hca-thp|hca-thpN|hca-everywalk|unconstrained
  *                            (base; see lib/workload.h)
  *   hwage.workloads=hotcold,memcached,thp,thp-collapse   (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)

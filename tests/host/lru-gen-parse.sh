@@ -4,7 +4,7 @@
 # on a made-up file with two memcgs of two nodes each: the aging, counts
 # and lru_lock hold lines, and the promotion walk's folios of the hotness
 # lines (the old two-number form too), are summed over the nodes of the
-# memcg asked for (a counts line without the thp pair of patch 15 counts
+# memcg asked for (a counts line without the thp pair of patch 16 counts
 # it 0, one with it adds it), a line cut short is not taken, a memcg
 # without such lines reads -1, lru_gen_delta() counts a counter absent at
 # the start from 0, and lru_gen_hold_quantile() gives the bounds worked
