@@ -132,6 +132,17 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		if (has("thp_collapse_uneven")) add(key, "uneven", col("thp_collapse_uneven"))
 		if (has("khugepaged_ms")) add(key, "khp_ms", col("khugepaged_ms"))
 	}
+	# w-tiers (workload tiers): promotion from the slow memory tier
+	if (col("workload") == "tiers" && col("share_a") != "") {
+		tiers = 1
+		add(key, "t90_a", col("t90_a")); add(key, "share_a", col("share_a"))
+		add(key, "t90_b", col("t90_b")); add(key, "share_b", col("share_b"))
+		add(key, "tprec", col("precision")); add(key, "cold_up", col("cold_up"))
+		add(key, "promoted", col("promoted"))
+		add(key, "pcpu_ms", col("kpromoted_ms") + col("sys_ms"))
+		if (col("promoted") > 0)
+			add(key, "ns_page", (col("kpromoted_ms") + col("sys_ms")) * 1e6 / col("promoted"))
+	}
 	# how much of the workload anonymous memory is in huge pages at the end
 	if (has("anon_kb") && col("anon_kb") > 0 && has("anon_thp_kb"))
 		add(key, "thp_share", col("anon_thp_kb") / col("anon_kb"))
@@ -221,6 +232,23 @@ END {
 			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
 				cell(k, "even_kept"), cell(k, "huge"), cell(k, "collapsed"),
 				cell(k, "uneven"), cell(k, "khp_ms"), cell(k, "ops")
+		}
+	}
+	if (tiers) {
+		print ""
+		print "Promotion across memory tiers (workload tiers, w-tiers: a 16 MiB hot set read at random and a 48 MiB cold set start on the slow node 1; after the phase the hot set moves to another 16 MiB; share: the mean over the seconds of a phase of the hot set on node 0, the share of its reads node 0 served, the best placement being 1; t90: seconds until 90% of it was there (-1: never); precision: of the workload pages on node 0 at the end of phase a, the share of the hot set; CPU: kpromoted1 plus the workload system time (hint faults), over the run, and per page promoted (pgpromote_success); vs nb-tiering: ratio of medians with its 95% bootstrap interval):"
+		print ""
+		print "| target | config | runs | share a | vs nb-tiering | t90 a s | share b (moved) | vs nb-tiering | t90 b s | precision | cold pages up | promoted | CPU ms | CPU ns per page promoted | vs nb-tiering |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (f[2] != "tiers") continue
+			nb = f[1] "|tiers|" f[3] "|nb-tiering"
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
+				cell(k, "share_a"), ci(k, nb, "share_a"), cell(k, "t90_a"),
+				cell(k, "share_b"), ci(k, nb, "share_b"), cell(k, "t90_b"),
+				cell(k, "tprec"), cell(k, "cold_up"), cell(k, "promoted"),
+				cell(k, "pcpu_ms"), cell(k, "ns_page"), ci(k, nb, "ns_page")
 		}
 	}
 	for (i = 1; i <= nk; i++) if (cnt[keys[i], "thp_share"]) share = 1

@@ -52,6 +52,9 @@
 #                  hca-thp10, hca-thp50: the threshold's sweep
 #   hca-everywalk  hca with every promotion walk looking at every
 #                  generation (walk-once-per-window=0: hca before patch 14)
+#   nb-tiering     base with NUMA balancing's tiering mode
+#                  (numa_balancing=2: promotion by hint faults), for the
+#                  tiers workload
 #   unconstrained  no memory limit: the ceiling
 #
 # Settings (environment):
@@ -64,7 +67,12 @@
 #                          request: w-thp's huge pages split under a limit,
 #                          and collapsed by khugepaged without one; they
 #                          need the radix MMU on ppc64le, so ppc64le boots
-#                          with either run on it, disable_radix=no)
+#                          with either run on it, disable_radix=no;
+#                          tiers on request: w-tiers, a hot set on a
+#                          slow memory tier that moves, in guests with
+#                          one (HWAGE_TIERS=512M); compare base (no
+#                          promotion), hca (kpromoted by the counts) and
+#                          nb-tiering)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
 #   HWAGE_BENCH_SCALES     guest sizes, as multiples of the target's memory
@@ -120,13 +128,13 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|hca-everywalk|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) hca-everywalk unconstrained)" ;;
+	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|hca-everywalk|nb-tiering|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) hca-everywalk nb-tiering unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
-	case $w in hotcold|memcached|thp|thp-collapse) ;;
-	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse)" ;;
+	case $w in hotcold|memcached|thp|thp-collapse|tiers) ;;
+	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers)" ;;
 	esac
 done
 for p in ${PRESSURES//,/ }; do
@@ -152,6 +160,9 @@ boot() {
 	# ppc64le's hash MMU has no PMD-sized huge pages with 4K pages
 	[ "$arch" != ppc64le ] || [[ ",$WORKLOADS," != *,thp,* && ",$WORKLOADS," != *,thp-collapse,* ]] ||
 		radix="disable_radix=no "
+	# w-tiers wants a slow memory tier: node 1, CPU-less
+	local tiers=
+	[[ ",$WORKLOADS," != *,tiers,* ]] || tiers=512M
 	case $config in
 	hca-s16) guest_config=hca sample=16 truth=0 ;;
 	# the guest runs them as hca, the plugin counts otherwise
@@ -162,7 +173,7 @@ boot() {
 	log=$HWAGE_LOGS/guest-$arch-bench-hca-on-$config-x$scale-run$run-$(date +%Y%m%d-%H%M%S)-$BASHPID.log
 	t=$EPOCHSECONDS
 	HWAGE_LOG=$log HWAGE_HCA=on HWAGE_HCA_TRUTH=$truth HWAGE_HCA_SAMPLE=$sample HWAGE_HCA_OPTS=$opts \
-		HWAGE_ICOUNT=$ICOUNT HWAGE_GUEST_MEM=$((scale * mem_mib))M \
+		HWAGE_ICOUNT=$ICOUNT HWAGE_GUEST_MEM=$((scale * mem_mib))M HWAGE_TIERS=$tiers \
 		HWAGE_CMDLINE="${radix}hwage.config=$guest_config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS hwage.scale=$scale" \
 		bash "$S/run-guest.sh" "$arch" bench >"$OUT/rows/$id.boot" 2>&1
 	rc=$?

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # One scored boot of make test: boot ARCH with the counter-engine SCENARIO
 # (HWAGE_HCA: on, off, chaos, badmagic, badsize, badtable; see run-guest.sh; or radix,
-# p10, stress, kselftest, hotplug, below), run the guest tests, and summarise this boot's log with
+# p10, stress, kselftest, hotplug, tiers, below), run the guest tests, and summarise this boot's log with
 # ktap-summary.awk; with SCENARIO "on", also check t13's hot set against
 # this boot's ground truth.
 #   boot-test.sh ARCH SCENARIO
@@ -98,6 +98,16 @@ if [ "$hca" = hotplug ]; then
 	export HWAGE_CMDLINE="hwage.only=t01,t23 hwage.hotplug_mb=512 ${HWAGE_CMDLINE:-}"
 fi
 
+# SCENARIO tiers: the plugin counting, the guest's RAM on two NUMA nodes,
+# the second (512 MiB) CPU-less and in a memory tier below the first's
+# (HWAGE_TIERS, see run-guest.sh): promotion by the counts (t25-tiers).
+if [ "$hca" = tiers ]; then
+	hca=on
+	tiers=1
+	export HWAGE_TIERS=512M
+	export HWAGE_CMDLINE="hwage.only=t01,t25 ${HWAGE_CMDLINE:-}"
+fi
+
 # The tests each scenario runs (hwage.only=), unless HWAGE_CMDLINE names
 # its own. HWAGE_TEST_SET=full (make test-full) runs every test in the
 # "on", "badmagic" and "badsize" boots, t13-t17's long workload
@@ -153,7 +163,7 @@ esac
 
 # t13 is scored against the ground truth only with the plugin counting.
 truth=0
-[ "$hca" = on ] && [ -z "${radix:-}${p10:-}${stress:-}${kselftest:-}${hotplug:-}" ] && [ "$set" = full ] && truth=1
+[ "$hca" = on ] && [ -z "${radix:-}${p10:-}${stress:-}${kselftest:-}${hotplug:-}${tiers:-}" ] && [ "$set" = full ] && truth=1
 # boot WHAT: boot into $log and run the guest tests; sets rc
 boot() {
 	step "boot $label$1 and run the guest tests" \

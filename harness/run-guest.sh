@@ -46,6 +46,10 @@
 # the host plugs the DIMM (object_add, device_add), and the monitor's
 # answers go to LOG.monitor.
 #
+# HWAGE_TIERS=SIZE (e.g. 512M) splits the guest's RAM over two NUMA nodes:
+# the last SIZE on node 1, CPU-less, in a memory tier below node 0's (see
+# below); t25-tiers runs there (scenario tiers, boot-test.sh).
+#
 # HWAGE_ICOUNT picks the guest's clock:
 #   off       (the default) the guest's clocks follow the host's: host load,
 #             the plugin's cost and vCPU scheduling show in guest time
@@ -188,6 +192,38 @@ fi
 # The plugin counts guest-physical pages [0, GUEST_MEM): on x86_64 -M pc,
 # RAM above 3 GiB would sit above 4 GiB, beyond the table.
 hca_args=(-m "$mem_opt" -machine "$QEMU_MACHINE")
+
+# HWAGE_TIERS: two NUMA nodes, the last SIZE of the RAM on a CPU-less node 1
+# that the kernel puts in a memory tier below node 0's: from ACPI HMAT on
+# x86_64 (latency 3x, bandwidth a quarter of node 0's), from
+# memory_tier_adistance= on ppc64le (pseries has no HMAT). Node 0's RAM
+# comes first in guest-physical memory, node 1's right after it, so the
+# counter table covers both.
+tiers_cmdline=
+if [ -n "${HWAGE_TIERS:-}" ]; then
+	[ -z "${HWAGE_HOTPLUG:-}" ] || not_started "HWAGE_TIERS and HWAGE_HOTPLUG do not go together"
+	slow=$(bytes "$HWAGE_TIERS" $((128 << 20))) && [ $((slow % (128 << 20))) = 0 ] &&
+		[ "$slow" -lt "$mem_bytes" ] ||
+		not_started "HWAGE_TIERS=$HWAGE_TIERS: want a multiple of 128M below the guest's RAM ($GUEST_MEM)"
+	hca_args+=(-object "memory-backend-ram,id=tier0,size=$((mem_bytes - slow))"
+		-object "memory-backend-ram,id=tier1,size=$slow"
+		-numa "node,nodeid=0,cpus=0-1,memdev=tier0")
+	if [ "$arch" = x86_64 ]; then
+		hca_args+=(-machine hmat=on -numa "node,nodeid=1,memdev=tier1,initiator=0")
+		# target latency (ns) bandwidth
+		while read -r tgt lat bw; do
+			hca_args+=(-numa "hmat-lb,initiator=0,target=$tgt,hierarchy=memory,data-type=access-latency,latency=$lat"
+				-numa "hmat-lb,initiator=0,target=$tgt,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
+		done <<-EOF
+			0 100 20G
+			1 300 5G
+		EOF
+	else
+		hca_args+=(-numa "node,nodeid=1,memdev=tier1")
+		# DRAM is 576, a tier spans 128 (include/linux/memory-tiers.h)
+		tiers_cmdline="memory_tier_adistance=1:1024"
+	fi
+fi
 # first_last TEXT: its first 12 lines (the first error), and its last 2
 # (make's verdict) when it is longer.
 first_last() {
@@ -304,7 +340,7 @@ case "$HWAGE_KERNEL" in
 debug) kdebug="panic_on_warn=1" ;;
 kasan) kdebug="panic_on_warn=1$([ "$arch" != ppc64le ] || echo " disable_radix=no")" ;;
 esac
-cmdline="console=$CONSOLE panic=-1 ${kdebug:+$kdebug }hwage.mode=$MODE hwage.hca=$hca hwage.truth=$truth hwage.release=$release ${HWAGE_CMDLINE:-}"
+cmdline="console=$CONSOLE panic=-1 ${kdebug:+$kdebug }hwage.mode=$MODE hwage.hca=$hca hwage.truth=$truth hwage.release=$release ${tiers_cmdline:+$tiers_cmdline }${HWAGE_CMDLINE:-}"
 qemu=($QEMU "${hca_args[@]}" "${disk_args[@]}" "${hotplug_args[@]}" $QEMU_ARGS -nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	"${icount_args[@]}" ${HWAGE_QEMU_ARGS:-} "$@")

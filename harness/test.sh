@@ -5,7 +5,8 @@
 #   N passed, N failed
 # HWAGE_ARCHS picks the targets (default: ppc64le x86_64), HWAGE_HCA_BOOTS
 # the counter-engine scenarios booted for each (default: on chaos
-# badmagic badsize badtable p10, radix on ppc64le, hotplug on x86_64; see
+# badmagic badsize badtable p10, radix on ppc64le, hotplug on x86_64, tiers
+# on both but with KASAN kernels; see
 # harness/run-guest.sh and
 # harness/boot-test.sh), each booted and scored by harness/boot-test.sh.
 # The kernels booted are the debug flavour (HWAGE_KERNEL=debug: lockdep,
@@ -130,6 +131,8 @@ while [ $# -gt 0 ]; do
 	# x86_64: one more boot with a DIMM plugged past the counter table
 	# (t23-hotplug, boot-test.sh)
 	[ "$arch" != x86_64 ] || [ -n "${HWAGE_HCA_BOOTS:-}" ] || boots="$boots hotplug"
+	# both: one more boot with a slow memory tier (t25-tiers, boot-test.sh)
+	[ -n "${HWAGE_HCA_BOOTS:-}" ] || [ "$HWAGE_KERNEL" = kasan ] || boots="$boots tiers"
 	# Boots at once: one beside the next target's build, which takes the
 	# other cores; otherwise HWAGE_TEST_LANES (2 on 2 cores or more): a
 	# boot keeps one core busy (one vCPU under TCG), and the last

@@ -25,6 +25,9 @@
  *   hca-everywalk  hca, every promotion walk looking at every generation
  *                  (walk-once-per-window=0, what hca was before patch 14)
  *   hca-gap        the same as hca (kmeans-gap, now the default)
+ *   nb-tiering     as base, with NUMA balancing's tiering mode
+ *                  (numa_balancing=2: promotion by hint faults), for the
+ *                  tiers workload
  *   unconstrained  as base, with no memory limit: the ceiling
  */
 #ifndef HWAGE_WORKLOAD_H
@@ -65,7 +68,8 @@
  * (the default) for the others; walk-refs: 1 for hca-tiers (promotions
  * counted in the folios' tiers), 0 (the default) for the others;
  * walk-once-per-window: 0 for hca-everywalk, 1 (the default) for the
- * others;
+ * others; numa_balancing: 2 for nb-tiering, 0 (off, the default here) for
+ * the others;
  * thp-split-hot and thp-collapse-hot: WL_THP_HOT for hca-thp, N for
  * hca-thpN, 0 (the default, off) for the others.
  */
@@ -77,10 +81,11 @@ static inline int wl_config(const char *config)
 	int kmeans = !strcmp(config, "hca-kmeans"), thp = !strncmp(config, "hca-thp", 7);
 	const char *thp_hot = thp && config[7] ? config + 7 : WL_THP_HOT;
 	int everywalk = !strcmp(config, "hca-everywalk");
+	int nbt = !strcmp(config, "nb-tiering");
 	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
 		     prevgen || tiers || gap || kmeans || linear || share || thp || everywalk;
 
-	if (!counts && strcmp(config, "base") && strcmp(config, "unconstrained"))
+	if (!counts && !nbt && strcmp(config, "base") && strcmp(config, "unconstrained"))
 		return -1;
 	/* hca-thpN: N from 1 to 100, digits only */
 	if (thp && (strspn(thp_hot, "0123456789") != strlen(thp_hot) || thp_hot[0] == '0' ||
@@ -101,6 +106,9 @@ static inline int wl_config(const char *config)
 	if (hca_knob("thp-split-hot", thp ? thp_hot : "0") && thp)
 		return -1;
 	if (hca_knob("thp-collapse-hot", thp ? thp_hot : "0") && thp)
+		return -1;
+	/* without CONFIG_NUMA_BALANCING only nb-tiering needs the file */
+	if (write_file("/proc/sys/kernel/numa_balancing", nbt ? "2" : "0") && nbt)
 		return -1;
 	return 0;
 }

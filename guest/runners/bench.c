@@ -9,9 +9,9 @@
  *
  * Kernel command line:
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
- *                hca-thp|hca-thpN|hca-everywalk|unconstrained
+ *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|unconstrained
  *                            (base; see lib/workload.h)
- *   hwage.workloads=hotcold,memcached,thp,thp-collapse   (hotcold,memcached)
+ *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers   (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
  *   hwage.scale=N            workload sizes times N, for guests with N
@@ -23,7 +23,8 @@
  * thp's (w-thp: four regions of huge pages, every page, one in 16, one
  * run of a sixteenth and none hot), which lowers its own limit to the
  * pressure's after a warm-up in which the counts mature. thp-collapse
- * (w-thp -b, for khugepaged) runs once, without a limit, at pressure 1.
+ * (w-thp -b, for khugepaged) runs once, without a limit, at pressure 1;
+ * so does tiers (w-tiers, in a guest with a slow memory tier).
  *
  * Every line also has the huge page events of /proc/vmstat over the
  * phase (thp_split_page, thp_sparse_*, thp_collapse_alloc,
@@ -319,6 +320,27 @@ static void thp_collapse(const char *config, const char *secs)
 	wl_khugepaged_restore(&k);
 }
 
+/*
+ * tiers: w-tiers in a guest booted with a slow memory tier (HWAGE_TIERS),
+ * no limit (the pressure is not used): a hot set on node 1 that moves
+ * after secs; what moves it up is the configuration's: nothing (base),
+ * kpromoted by the counts (hca), NUMA balancing's tiering mode
+ * (nb-tiering).
+ */
+static void tiers(const char *config, const char *secs)
+{
+	char res[1024];
+	char *argv[] = { "/bin/w-tiers", "-s", (char *)secs, NULL };
+	struct snap s0;
+	int st = 1 << 8;
+
+	snap(&s0);
+	res[0] = '\0';
+	if (!cg_create(CG, 0))
+		st = wl_run(CG, argv, NULL, res, sizeof(res), NULL);
+	report(config, "tiers", "1", 0, 0, res, st, &s0, NULL);
+}
+
 static void memcached(const char *config, const char *pressure, const char *secs)
 {
 	char k[16], v[16], res[1024];
@@ -394,10 +416,13 @@ int main(void)
 		char pr[256];
 
 		snprintf(pr, sizeof(pr), "%s", pressures);
-		if (!strcmp(w, "thp-collapse")) {
+		if (!strcmp(w, "thp-collapse") || !strcmp(w, "tiers")) {
 			/* no limit: once, whatever the pressures */
 			snprintf(CG, sizeof(CG), CG_ROOT "/hwage-bench-%d", ++nr_cg);
-			thp_collapse(config, secs);
+			if (!strcmp(w, "tiers"))
+				tiers(config, secs);
+			else
+				thp_collapse(config, secs);
 			rmdir(CG);
 			continue;
 		}

@@ -31,6 +31,11 @@ static const struct knob knobs[] = {
 	{ "walk-refs", { "1", "0" }, { "2" } },
 	{ "classifier", { "0", "1", "2", "3" }, { "4" } },
 	{ "refault-gens", { "0", "1024", "8" }, { "1025" } },
+	{ "promote", { "0", "1" }, { "2" } },
+	{ "promote-interval-msec", { "10", "60000", "100" }, { "9", "60001" } },
+	{ "promote-scan-pages", { "64", "16777216", "16384" }, { "63", "16777217" } },
+	{ "promote-rate-limit-mbps", { "0", "1048576", "256" }, { "1048577" } },
+	{ "promote-hysteresis-pct", { "0", "1000", "25" }, { "1001" } },
 };
 
 /* bad whatever the knob: not a number, signed, junk, empty, overlong */

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Two memory tiers in the guest (HWAGE_TIERS, harness/run-guest.sh): node 0
+ * with the CPUs, node 1 CPU-less and slower. Pages put on a node, where
+ * they are now, their contents checked, and random reads of a set, for
+ * t25-tiers and w-tiers.
+ */
+#ifndef HWAGE_TIERS_H
+#define HWAGE_TIERS_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define TIERS_PAGE 4096UL
+#define MPOL_DEFAULT 0
+#define MPOL_BIND 2
+
+/* the memory tier id of @nid, from memory_tiering's nodelists; -1 if none */
+static inline int tiers_node_tier(int nid)
+{
+	DIR *d = opendir("/sys/devices/virtual/memory_tiering");
+	struct dirent *e;
+	int tier = -1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[320], list[64];
+		int a, b, n;
+		char *p;
+
+		if (strncmp(e->d_name, "memory_tier", 11) || !e->d_name[11])
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/virtual/memory_tiering/%s/nodelist",
+			 e->d_name);
+		if (read_file(path, list, sizeof(list)) <= 0)
+			continue;
+		/* "0", "0-1", "0,2-3" */
+		for (p = list; *p; p += n) {
+			n = 0;
+			if (sscanf(p, "%d-%d%n", &a, &b, &n) == 2 && n) {
+			} else if (sscanf(p, "%d%n", &a, &n) == 1 && n) {
+				b = a;
+			} else {
+				break;
+			}
+			if (nid >= a && nid <= b)
+				tier = atoi(e->d_name + 11);
+			if (p[n] == ',')
+				n++;
+		}
+	}
+	closedir(d);
+	return tier;
+}
+
+/* the pid of the kernel thread named @comm, or -1 */
+static inline int tiers_thread_pid(const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int pid = -1;
+
+	if (!d)
+		return -1;
+	while (pid < 0 && (e = readdir(d))) {
+		char path[300], buf[64];
+
+		if (!strchr("0123456789", e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (read_file(path, buf, sizeof(buf)) > 0 && !strncmp(buf, comm, strlen(comm)) &&
+		    buf[strlen(comm)] == '\n')
+			pid = atoi(e->d_name);
+	}
+	closedir(d);
+	return pid;
+}
+
+/*
+ * the CPU time of @pid in ns: its schedstat's first field, or without
+ * CONFIG_SCHED_INFO utime + stime of its stat, in clock ticks; -1 if none
+ */
+static inline long long tiers_cpu_ns(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	if (read_file(path, buf, sizeof(buf)) > 0)
+		return atoll(buf);
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	/* after "pid (comm)": state and 10 more fields, then utime and stime */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st) * 1000000000LL / sysconf(_SC_CLK_TCK);
+}
+
+static inline long tiers_set_policy(int mode, int node)
+{
+	unsigned long mask = 1UL << node;
+
+	return syscall(SYS_set_mempolicy, mode, mode == MPOL_DEFAULT ? NULL : &mask,
+		       mode == MPOL_DEFAULT ? 0 : 8 * sizeof(mask) + 1);
+}
+
+/* the nodes of the @n pages from @buf into @status; the pages on @node */
+static inline long tiers_on_node(char *buf, long n, int *status, int node)
+{
+	void **pages = malloc(n * sizeof(*pages));
+	long i, nr = 0;
+
+	if (!pages)
+		return -1;
+	for (i = 0; i < n; i++)
+		pages[i] = buf + i * TIERS_PAGE;
+	if (syscall(SYS_move_pages, 0, n, pages, NULL, status, 0)) {
+		free(pages);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		nr += status[i] == node;
+	free(pages);
+	return nr;
+}
+
+/* @n pages from @buf on node @node, each filled with its pattern */
+static inline char *tiers_alloc(int node, long n, unsigned int seed)
+{
+	char *buf;
+	long i;
+
+	if (tiers_set_policy(MPOL_BIND, node))
+		return NULL;
+	buf = mmap(NULL, n * TIERS_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf != MAP_FAILED) {
+		madvise(buf, n * TIERS_PAGE, MADV_NOHUGEPAGE);
+		for (i = 0; i < n; i++) {
+			uint64_t *w = (uint64_t *)(buf + i * TIERS_PAGE);
+			unsigned long j;
+
+			for (j = 0; j < TIERS_PAGE / 8; j++)
+				w[j] = ((uint64_t)seed << 40) ^ ((uint64_t)i << 12) ^ j;
+		}
+	}
+	tiers_set_policy(MPOL_DEFAULT, 0);
+	return buf == MAP_FAILED ? NULL : buf;
+}
+
+/* the pages from @buf whose pattern is wrong */
+static inline long tiers_check(char *buf, long n, unsigned int seed)
+{
+	long i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t *w = (uint64_t *)(buf + i * TIERS_PAGE);
+		unsigned long j;
+
+		for (j = 0; j < TIERS_PAGE / 8; j++) {
+			if (w[j] != (((uint64_t)seed << 40) ^ ((uint64_t)i << 12) ^ j)) {
+				bad++;
+				break;
+			}
+		}
+	}
+	return bad;
+}
+
+/* read @reads words at random from the @n pages of @buf */
+static inline uint64_t tiers_read(char *buf, long n, long reads, uint64_t *rng)
+{
+	uint64_t sum = 0;
+
+	while (reads--) {
+		uint64_t r = xorshift64(rng);
+
+		sum += *(volatile uint64_t *)(buf + (r % n) * TIERS_PAGE + ((r >> 32) % (TIERS_PAGE / 8)) * 8);
+	}
+	return sum;
+}
+
+/*
+ * One second of random reads of the @n pages of @buf (@reads counts them),
+ * then where they are: the pages on node 0 (@status filled), or -1
+ */
+static inline long tiers_step(char *buf, long n, int *status, uint64_t *rng, long long *reads)
+{
+	double t = now_s();
+
+	while (now_s() - t < 1) {
+		tiers_read(buf, n, 100000, rng);
+		*reads += 100000;
+	}
+	return tiers_on_node(buf, n, status, 0);
+}
+
+/* the system CPU time of this process in ns */
+static inline long long tiers_sys_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
+}
+
+#endif /* HWAGE_TIERS_H */

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t25: promotion across memory tiers by the counts (scenario tiers).
+ * The guest's RAM is on two nodes, node 1 CPU-less and in a memory tier
+ * below node 0's (HWAGE_TIERS, harness/run-guest.sh); kpromoted1 moves the
+ * hottest pages of node 1 up to node 0 by their counts:
+ *
+ *   1. the topology: node 1 in a lower tier than node 0, kpromoted1
+ *      running, the counter table covering both nodes, and a page of node
+ *      1 the test writes counted at its own pfn;
+ *   2. a hot set (HOT_MB, read at random again and again) and a cold set
+ *      (COLD_MB, written once) start on node 1; with counter aging on, at
+ *      least 90% of the hot pages move to node 0 within LIMIT_S seconds
+ *      of guest time, at least 90% of the cold ones stay, the pages the
+ *      kernel moved up are the hot ones with a precision of at least 0.9,
+ *      /proc/vmstat agrees, no page moved up comes back down (ping-pong)
+ *      beyond 10% of those moved, and no byte is lost;
+ *   3. the hot set moves: the reads go to a second set, cold on node 1
+ *      until then; at least 90% of it moves up within LIMIT_S seconds;
+ *   4. with counter aging off, a new hot set on node 1 stays there and
+ *      nothing is promoted by counts: stock behaviour.
+ *
+ * The figures go to the log as diagnostics: the share of the hot set's
+ * reads that node 0 serves, each second (the reads are uniform over the
+ * hot set, so it is the share of its pages on node 0; the best placement
+ * serves them all there: node 0 has room for every set), the time to 90%
+ * of it, and kpromoted1's CPU per page moved up. The benchmark's tiers
+ * workload (w-tiers) measures the same on production kernels, against
+ * NUMA balancing's tiering mode.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "hca.h"
+#include "ktap.h"
+#include "pagemap.h"
+#include "tiers.h"
+#include "util.h"
+
+#define HOT_MB 16
+#define COLD_MB 48
+#define LIMIT_S 60
+#define OFF_S 10
+#define NR_TESTS 13
+
+static const char *names[NR_TESTS] = {
+	"node 1 is in a lower memory tier than node 0",
+	"kpromoted1 runs",
+	"the counter table covers both nodes",
+	"a page of node 1 is counted at its own pfn",
+	"the hot and the cold set start on node 1",
+	"90% of the hot set moves up to node 0",
+	"90% of the cold set stays on node 1",
+	"precision of the pages moved up >= 0.9",
+	"vmstat counts the promotions",
+	"ping-pong bounded: demoted back <= 10% of those moved up",
+	"no byte lost",
+	"the hot set moves: 90% of the new one moves up",
+	"counts off: the hot set stays on node 1, nothing promoted",
+};
+
+/*
+ * Read @buf's @n pages at random, checking each second where they are,
+ * until 90% are on node 0 or @limit seconds pass; the seconds it took, or
+ * -1. @what names the set in the diagnostics.
+ */
+static double converge(const char *what, char *buf, long n, int *status, int limit,
+		       uint64_t *rng, long *up)
+{
+	double start = now_s();
+	long long reads = 0;
+	int sec;
+
+	for (sec = 1; now_s() - start < limit; sec++) {
+		*up = tiers_step(buf, n, status, rng, &reads);
+		char stat[256] = "";
+
+		if (read_file(HCA_DIR "promote-stat", stat, sizeof(stat)) > 0)
+			stat[strcspn(stat, "\n")] = '\0';
+		ktap_diag("%s %2ds: %ld of %ld pages on node 0, share of reads served there %.2f (%s)",
+			  what, sec, *up, n, (double)*up / n, stat);
+		if (*up >= n * 9 / 10)
+			return now_s() - start;
+	}
+	return -1;
+}
+
+static void skip_rest(int from, const char *why)
+{
+	int i;
+
+	for (i = from; i < NR_TESTS; i++)
+		ktap_skip(names[i], why);
+}
+
+int main(void)
+{
+	long hot_n = HOT_MB * (1 << 20) / TIERS_PAGE, cold_n = COLD_MB * (1 << 20) / TIERS_PAGE;
+	long long success0, cand0, back0, success, cand, back, cpu0, cpu;
+	long hot_up = 0, hot_up0, cold_up, cold_down, bad;
+	char *hot, *cold, *hot2, *hot3, table[8192];
+	int *hot_st, *cold_st, pid, t0, t1, ok;
+	double t90, t_off;
+	uint64_t rng = 0x5eed7125;
+	unsigned long long pfn;
+
+	ktap_begin("t25-tiers", NR_TESTS);
+	if (!hca_on() || access("/sys/devices/system/node/node1", F_OK)) {
+		skip_rest(0, !hca_on() ? HCA_OFF_WHY :
+			  "no node 1 (the tiers boot has one: HWAGE_TIERS)");
+		return ktap_end();
+	}
+
+	/* 1. the topology */
+	t0 = tiers_node_tier(0);
+	t1 = tiers_node_tier(1);
+	ktap_diag("memory tiers: node 0 in %d, node 1 in %d", t0, t1);
+	ktap_result(t0 >= 0 && t1 > t0, names[0]);
+	write_file("/sys/kernel/mm/numa/demotion_enabled", "1");
+	pid = tiers_thread_pid("kpromoted1");
+	ktap_result(pid > 0, names[1]);
+	ok = 0;
+	if (read_file(HCA_BACKEND "table", table, sizeof(table)) > 0) {
+		char *n0 = strstr(table, "node 0 pfn "), *n1 = strstr(table, "node 1 pfn ");
+
+		ok = n0 && n1 && !strncmp(strchr(n0 + 11, ' '), " covered", 8) &&
+		     !strncmp(strchr(n1 + 11, ' '), " covered", 8);
+		if (!ok)
+			ktap_diag("table: %s", table);
+	}
+	ktap_result(ok, names[2]);
+
+	/* 2. a hot and a cold set on node 1, and the sets of phases 3 to 5 */
+	cold = tiers_alloc(1, cold_n, 2);
+	hot = tiers_alloc(1, hot_n, 1);
+	hot2 = tiers_alloc(1, hot_n, 3);
+	hot_st = calloc(hot_n, sizeof(int));
+	cold_st = calloc(cold_n, sizeof(int));
+	if (!hot || !cold || !hot2 || !hot_st || !cold_st) {
+		ktap_diag("allocation on node 1 failed: %s", strerror(errno));
+		skip_rest(3, "allocation on node 1 failed");
+		return ktap_end();
+	}
+	{
+		/* the first hot page: its count at its own pfn */
+		int fd = pagemap_open();
+		struct hca_count e0, e1;
+
+		pfn = fd >= 0 ? pagemap_pfn(fd, hot) : 0;
+		if (fd >= 0)
+			close(fd);
+		ok = pfn && !hca_read_count(pfn, &e0);
+		if (ok) {
+			tiers_read(hot, 1, 200000, &rng);
+			hca_spin(2000000);
+			ok = !hca_read_count(pfn, &e1) &&
+			     e1.count + e1.prev >= e0.count + e0.prev + 1000;
+			ktap_diag("pfn %llu of node 1: count %llu+%llu, after 200000 reads %llu+%llu",
+				  pfn, e0.count, e0.prev, e1.count, e1.prev);
+		}
+		ktap_result(ok, names[3]);
+	}
+	ok = tiers_on_node(hot, hot_n, hot_st, 1) == hot_n && tiers_on_node(cold, cold_n, cold_st, 1) == cold_n &&
+	     tiers_on_node(hot2, hot_n, hot_st, 1) == hot_n;
+	ktap_result(ok, names[4]);
+	if (hca_counts(1))
+		ktap_diag("could not turn counter aging on: %s", strerror(errno));
+
+	/* counter aging may have been on since boot (hca_age=1) */
+	hot_up0 = tiers_on_node(hot, hot_n, hot_st, 0);
+	success0 = vmstat("pgpromote_counts_success");
+	cand0 = vmstat("pgpromote_counts_candidate");
+	back0 = vmstat("pgdemote_counts_back");
+	cpu0 = tiers_cpu_ns(pid);
+	t90 = converge("hot set", hot, hot_n, hot_st, LIMIT_S, &rng, &hot_up);
+	success = vmstat("pgpromote_counts_success") - success0;
+	cand = vmstat("pgpromote_counts_candidate") - cand0;
+	back = vmstat("pgdemote_counts_back") - back0;
+	cpu = tiers_cpu_ns(pid) - cpu0;
+	cold_down = tiers_on_node(cold, cold_n, cold_st, 1);
+	cold_up = tiers_on_node(cold, cold_n, cold_st, 0) + tiers_on_node(hot2, hot_n, hot_st, 0);
+	ktap_diag("counts: 90%% of the hot set on node 0 after %.1f s; cold pages moved up %ld of %ld; vmstat candidates %lld promoted %lld demoted back %lld; kpromoted1 %.1f ms CPU, %.0f ns per page moved up",
+		  t90, cold_up, cold_n + hot_n, cand, success, back, cpu / 1e6,
+		  success > 0 ? (double)cpu / success : 0.0);
+	ktap_result(t90 >= 0, names[5]);
+	ktap_result(cold_down >= cold_n * 9 / 10, names[6]);
+	ktap_diag("precision %.3f", hot_up + cold_up ? (double)hot_up / (hot_up + cold_up) : 0.0);
+	ktap_result(hot_up > 0 && hot_up * 10 >= (hot_up + cold_up) * 9, names[7]);
+	ktap_result(success >= hot_up - hot_up0 && cand >= success, names[8]);
+	ktap_result(back * 10 <= success, names[9]);
+	bad = tiers_check(hot, hot_n, 1) + tiers_check(cold, cold_n, 2) + tiers_check(hot2, hot_n, 3);
+	if (bad)
+		ktap_diag("%ld pages lost their pattern", bad);
+	ktap_result(!bad, names[10]);
+
+	/* 3. the hot set moves */
+	t90 = converge("moved hot set", hot2, hot_n, hot_st, LIMIT_S, &rng, &hot_up);
+	ktap_diag("counts: 90%% of the moved hot set on node 0 after %.1f s", t90);
+	ktap_result(t90 >= 0 && !tiers_check(hot2, hot_n, 3), names[11]);
+
+	/* 4. counts off: stock */
+	hca_counts(0);
+	hot3 = tiers_alloc(1, hot_n, 4);
+	success0 = vmstat("pgpromote_counts_success");
+	t_off = now_s();
+	while (hot3 && now_s() - t_off < OFF_S)
+		tiers_read(hot3, hot_n, 100000, &rng);
+	success = vmstat("pgpromote_counts_success") - success0;
+	hot_up = hot3 ? tiers_on_node(hot3, hot_n, hot_st, 1) : -1;
+	ktap_diag("counts off: %ld of %ld hot pages still on node 1, %lld promoted by counts",
+		  hot_up, hot_n, success);
+	ktap_result(hot3 && hot_up == hot_n && !success && !tiers_check(hot3, hot_n, 4), names[12]);
+
+	return ktap_end();
+}
