@@ -23,6 +23,7 @@
 
 #define TIERS_PAGE 4096UL
 #define MPOL_DEFAULT 0
+#define MPOL_PREFERRED 1
 #define MPOL_BIND 2
 
 /* the memory tier id of @nid, from memory_tiering's nodelists; -1 if none */
@@ -136,13 +137,16 @@ static inline long tiers_on_node(char *buf, long n, int *status, int node)
 	return nr;
 }
 
-/* @n pages from @buf on node @node, each filled with its pattern */
-static inline char *tiers_alloc(int node, long n, unsigned int seed)
+/*
+ * @n pages under the memory policy @mode (MPOL_BIND, MPOL_PREFERRED) for
+ * @node, each filled with its pattern from @seed; the default policy after
+ */
+static inline char *tiers_alloc_policy(int mode, int node, long n, unsigned int seed)
 {
 	char *buf;
 	long i;
 
-	if (tiers_set_policy(MPOL_BIND, node))
+	if (tiers_set_policy(mode, node))
 		return NULL;
 	buf = mmap(NULL, n * TIERS_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf != MAP_FAILED) {
@@ -157,6 +161,24 @@ static inline char *tiers_alloc(int node, long n, unsigned int seed)
 	}
 	tiers_set_policy(MPOL_DEFAULT, 0);
 	return buf == MAP_FAILED ? NULL : buf;
+}
+
+/* @n pages on node @node, each filled with its pattern from @seed */
+static inline char *tiers_alloc(int node, long n, unsigned int seed)
+{
+	return tiers_alloc_policy(MPOL_BIND, node, n, seed);
+}
+
+/* the free memory of @node in KiB, from its meminfo; -1 if unknown */
+static inline long long tiers_free_kb(int node)
+{
+	char path[96], buf[4096], key[32], *p;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	snprintf(key, sizeof(key), "Node %d MemFree:", node);
+	if (read_file(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, key)))
+		return -1;
+	return atoll(p + strlen(key));
 }
 
 /* the pages from @buf whose pattern is wrong */
