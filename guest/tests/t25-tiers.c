@@ -54,8 +54,8 @@
 #define HOT_MB 16
 #define COLD_MB 48
 #define LIMIT_S 60
-#define OFF_S 10
-#define LINGER_S 5
+#define OFF_S 5
+#define LINGER_S 3
 #define NR_TESTS 14
 
 static const char *names[NR_TESTS] = {
