@@ -19,13 +19,16 @@
  * Lines:
  *   second phase=a|b t=N up=N of=N
  *   result hot_mb=N cold_mb=N secs=N t90_a=S share_a=F t90_b=S share_b=F
- *     precision=F cold_up=N promoted=N kpromoted_ms=F sys_ms=F
+ *     precision=F cold_up=N candidates=N promote_fail=N promoted=N
+ *     kpromoted_ms=F sys_ms=F
  *     ops_per_s=N errors=N
  * t90_X: seconds of phase X until 90% of its set was on node 0 (-1: never);
  * share_X: the mean over the seconds of phase X of its share on node 0;
  * precision: at the end of phase A, the share of set A among this
  * program's pages on node 0 (1 when none is there); cold_up: the cold
- * set's pages on node 0 at the end; promoted: /proc/vmstat's
+ * set's pages on node 0 at the end; candidates, promote_fail: the
+ * pages kpromoted found hot and failed to move up (pgpromote_counts_*);
+ * promoted: /proc/vmstat's
  * pgpromote_success over the run; kpromoted_ms: kpromoted1's CPU time
  * over the run; sys_ms: this program's system time over the run (NUMA
  * balancing's hint faults and scans are charged there); ops_per_s: the
@@ -60,7 +63,8 @@ int main(int argc, char **argv)
 {
 	long hot_mb = 16, cold_mb = 48, secs = 20;
 	uint64_t rng = 0x7135;
-	long long reads = 0, pro0, kp0, sys0;
+	long long reads = 0, pro0, kp0, sys0, cand0, fail0;
+	char stat[256] = "";
 	double t0, share_a, share_b, t90_a, t90_b, prec;
 	long hot_n, cold_n, a_up, b_up, c_up, errors;
 	char *a, *b, *cold;
@@ -103,6 +107,8 @@ int main(int argc, char **argv)
 
 	kp = tiers_thread_pid("kpromoted1");
 	pro0 = vmstat("pgpromote_success");
+	cand0 = vmstat("pgpromote_counts_candidate");
+	fail0 = vmstat("pgpromote_counts_fail");
 	kp0 = kp > 0 ? tiers_cpu_ns(kp) : 0;
 	sys0 = tiers_sys_ns();
 	t0 = now_s();
@@ -115,8 +121,11 @@ int main(int argc, char **argv)
 	c_up = cold_n ? tiers_on_node(cold, cold_n, st, 0) : 0;
 	errors = tiers_check(a, hot_n, 1) + tiers_check(b, hot_n, 3) +
 		 (cold_n ? tiers_check(cold, cold_n, 2) : 0);
-	printf("result hot_mb=%ld cold_mb=%ld secs=%ld t90_a=%.0f share_a=%.3f t90_b=%.0f share_b=%.3f precision=%.3f cold_up=%ld promoted=%lld kpromoted_ms=%.1f sys_ms=%.1f ops_per_s=%.0f errors=%ld\n",
+	if (read_file("/sys/kernel/debug/hca/promote-stat", stat, sizeof(stat)) > 0)
+		printf("# promote-stat: %s", stat);
+	printf("result hot_mb=%ld cold_mb=%ld secs=%ld t90_a=%.0f share_a=%.3f t90_b=%.0f share_b=%.3f precision=%.3f cold_up=%ld candidates=%lld promote_fail=%lld promoted=%lld kpromoted_ms=%.1f sys_ms=%.1f ops_per_s=%.0f errors=%ld\n",
 	       hot_mb, cold_mb, secs, t90_a, share_a, t90_b, share_b, prec, c_up,
+	       vmstat("pgpromote_counts_candidate") - cand0, vmstat("pgpromote_counts_fail") - fail0,
 	       vmstat("pgpromote_success") - pro0,
 	       kp > 0 ? (tiers_cpu_ns(kp) - kp0) / 1e6 : 0.0, (tiers_sys_ns() - sys0) / 1e6,
 	       reads / (now_s() - t0), errors);
