@@ -30,7 +30,7 @@ counts_thp_ns counts_thp_calls majflt limit_ms pages resident hot_pages hot_resi
 limit_majflt subpage_cold subpage_cold_freed even_pages even_huge thp_split_page
 thp_sparse_scanned thp_sparse_split thp_sparse_freed thp_collapse_alloc thp_collapse_uneven
 khugepaged_ms anon_kb anon_thp_kb
-t90_a share_a t90_b share_b precision cold_up candidates promote_fail promoted kpromoted_ms sys_ms
+t90_a share_a t90_b share_b precision cold_up candidates promote_fail promoted kpromoted_ms kpromoted_busy_ms sys_ms
 lock_hold_samples lock_hold_ns lock_hold_p99_ns lock_hold_max_ns
 putback_hold_samples putback_hold_ns putback_hold_p99_ns putback_hold_max_ns swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall

@@ -20,7 +20,7 @@
  *   second phase=a|b t=N up=N of=N
  *   result hot_mb=N cold_mb=N secs=N t90_a=S share_a=F t90_b=S share_b=F
  *     precision=F cold_up=N candidates=N promote_fail=N promoted=N
- *     kpromoted_ms=F sys_ms=F
+ *     kpromoted_ms=F kpromoted_busy_ms=F sys_ms=F
  *     ops_per_s=N errors=N
  * t90_X: seconds of phase X until 90% of its set was on node 0 (-1: never);
  * share_X: the mean over the seconds of phase X of its share on node 0;
@@ -30,7 +30,9 @@
  * pages kpromoted found hot and failed to move up (pgpromote_counts_*);
  * promoted: /proc/vmstat's
  * pgpromote_success over the run; kpromoted_ms: kpromoted1's CPU time
- * over the run; sys_ms: this program's system time over the run (NUMA
+ * over the run, from its utime and stime (clock ticks, sampled);
+ * kpromoted_busy_ms: the time it spent in its rounds, from promote-stat
+ * (-1 without); sys_ms: this program's system time over the run (NUMA
  * balancing's hint faults and scans are charged there); ops_per_s: the
  * random reads per second; errors: pages
  * whose contents were lost, or -1 when the sets could not be put on node 1.
@@ -39,6 +41,17 @@
 #include <getopt.h>
 
 #include "tiers.h"
+
+/* kpromoted1's busy_ns in promote-stat (patch 23), or -1 */
+static long long busy_ns(void)
+{
+	char stat[512], *p;
+
+	if (read_file("/sys/kernel/debug/hca/promote-stat", stat, sizeof(stat)) <= 0 ||
+	    !(p = strstr(stat, " busy_ns ")))
+		return -1;
+	return atoll(p + 9);
+}
 
 static double phase(const char *name, char *buf, long n, int *st, int secs, uint64_t *rng,
 		    long long *reads, double *share)
@@ -63,7 +76,7 @@ int main(int argc, char **argv)
 {
 	long hot_mb = 16, cold_mb = 48, secs = 20;
 	uint64_t rng = 0x7135;
-	long long reads = 0, pro0, kp0, sys0, cand0, fail0;
+	long long reads = 0, pro0, kp0, sys0, cand0, fail0, busy0;
 	char stat[256] = "";
 	double t0, share_a, share_b, t90_a, t90_b, prec;
 	long hot_n, cold_n, a_up, b_up, c_up, errors;
@@ -109,6 +122,7 @@ int main(int argc, char **argv)
 	pro0 = vmstat("pgpromote_success");
 	cand0 = vmstat("pgpromote_counts_candidate");
 	fail0 = vmstat("pgpromote_counts_fail");
+	busy0 = busy_ns();
 	kp0 = kp > 0 ? tiers_cpu_ns(kp) : 0;
 	sys0 = tiers_sys_ns();
 	t0 = now_s();
@@ -123,11 +137,12 @@ int main(int argc, char **argv)
 		 (cold_n ? tiers_check(cold, cold_n, 2) : 0);
 	if (read_file("/sys/kernel/debug/hca/promote-stat", stat, sizeof(stat)) > 0)
 		printf("# promote-stat: %s", stat);
-	printf("result hot_mb=%ld cold_mb=%ld secs=%ld t90_a=%.0f share_a=%.3f t90_b=%.0f share_b=%.3f precision=%.3f cold_up=%ld candidates=%lld promote_fail=%lld promoted=%lld kpromoted_ms=%.1f sys_ms=%.1f ops_per_s=%.0f errors=%ld\n",
+	printf("result hot_mb=%ld cold_mb=%ld secs=%ld t90_a=%.0f share_a=%.3f t90_b=%.0f share_b=%.3f precision=%.3f cold_up=%ld candidates=%lld promote_fail=%lld promoted=%lld kpromoted_ms=%.1f kpromoted_busy_ms=%.1f sys_ms=%.1f ops_per_s=%.0f errors=%ld\n",
 	       hot_mb, cold_mb, secs, t90_a, share_a, t90_b, share_b, prec, c_up,
 	       vmstat("pgpromote_counts_candidate") - cand0, vmstat("pgpromote_counts_fail") - fail0,
 	       vmstat("pgpromote_success") - pro0,
-	       kp > 0 ? (tiers_cpu_ns(kp) - kp0) / 1e6 : 0.0, (tiers_sys_ns() - sys0) / 1e6,
+	       kp > 0 ? (tiers_cpu_ns(kp) - kp0) / 1e6 : 0.0,
+	       busy0 >= 0 ? (busy_ns() - busy0) / 1e6 : -1.0, (tiers_sys_ns() - sys0) / 1e6,
 	       reads / (now_s() - t0), errors);
 	return errors ? 1 : 0;
 }
