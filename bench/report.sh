@@ -139,9 +139,9 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		add(key, "t90_b", col("t90_b")); add(key, "share_b", col("share_b"))
 		add(key, "tprec", col("precision")); add(key, "cold_up", col("cold_up"))
 		add(key, "promoted", col("promoted"))
-		# kpromoted: the time in its rounds (promote-stat) where known, else its ticks
-		kpms = has("kpromoted_busy_ms") ? col("kpromoted_busy_ms") : col("kpromoted_ms")
-		add(key, "pcpu_ms", kpms + col("sys_ms"))
+		# kpromoted: its utime and stime (the time in its rounds, kpromoted_busy_ms,
+		# holds the time the workload preempted it on the one vCPU)
+		add(key, "pcpu_ms", col("kpromoted_ms") + col("sys_ms"))
 	}
 	# how much of the workload anonymous memory is in huge pages at the end
 	if (has("anon_kb") && col("anon_kb") > 0 && has("anon_thp_kb"))
@@ -236,7 +236,7 @@ END {
 	}
 	if (tiers) {
 		print ""
-		print "Promotion across memory tiers (workload tiers, w-tiers: a 16 MiB hot set read at random and a 48 MiB cold set start on the slow node 1; after the phase the hot set moves to another 16 MiB; share: the mean over the seconds of a phase of the hot set on node 0, the share of its reads node 0 served, the best placement being 1; t90: seconds until 90% of it was there (-1: never); precision: of the workload pages on node 0 at the end of phase a, the share of the hot set; CPU: kpromoted1 (the time in its rounds from promote-stat, else its utime and stime) plus the workload system time (hint faults), over the run; above base: less the median of base, which promotes nothing (the workload own faults and move_pages() queries), in all and per page promoted (pgpromote_success); vs nb-tiering: ratio of medians with its 95% bootstrap interval):"
+		print "Promotion across memory tiers (workload tiers, w-tiers: a 16 MiB hot set read at random and a 48 MiB cold set start on the slow node 1; after the phase the hot set moves to another 16 MiB; share: the mean over the seconds of a phase of the hot set on node 0, the share of its reads node 0 served, the best placement being 1; t90: seconds until 90% of it was there (-1: never); precision: of the workload pages on node 0 at the end of phase a, the share of the hot set; CPU: kpromoted1 (its utime and stime) plus the workload system time (hint faults), over the run, one vCPU (bench/run.sh says why); above base: less the median of base, which promotes nothing (the workload own faults and move_pages() queries), in all and per page promoted (pgpromote_success); vs nb-tiering: ratio of medians with its 95% bootstrap interval):"
 		print ""
 		print "| target | config | runs | share a | vs nb-tiering | t90 a s | share b (moved) | vs nb-tiering | t90 b s | precision | cold pages up | promoted | CPU ms | above base | ns per page promoted, above base | vs nb-tiering |"
 		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -160,9 +160,14 @@ boot() {
 	# ppc64le's hash MMU has no PMD-sized huge pages with 4K pages
 	[ "$arch" != ppc64le ] || [[ ",$WORKLOADS," != *,thp,* && ",$WORKLOADS," != *,thp-collapse,* ]] ||
 		radix="disable_radix=no "
-	# w-tiers wants a slow memory tier: node 1, CPU-less
-	local tiers=
-	[[ ",$WORKLOADS," != *,tiers,* ]] || tiers=512M
+	# w-tiers wants a slow memory tier: node 1, CPU-less; and one vCPU:
+	# under -icount the guest clock runs on the instructions of all vCPUs,
+	# so a thread's CPU time, in guest time, holds the other vCPU's
+	# instructions too while that one is busy (kpromoted beside the
+	# workload) and not while it idles (hint faults in the workload with
+	# the other vCPU idle): with one vCPU every thread's time is its own
+	local tiers= qargs=${HWAGE_QEMU_ARGS:-}
+	[[ ",$WORKLOADS," != *,tiers,* ]] || tiers=512M qargs="$qargs -smp 1"
 	case $config in
 	hca-s16) guest_config=hca sample=16 truth=0 ;;
 	# the guest runs them as hca, the plugin counts otherwise
@@ -173,7 +178,7 @@ boot() {
 	log=$HWAGE_LOGS/guest-$arch-bench-hca-on-$config-x$scale-run$run-$(date +%Y%m%d-%H%M%S)-$BASHPID.log
 	t=$EPOCHSECONDS
 	HWAGE_LOG=$log HWAGE_HCA=on HWAGE_HCA_TRUTH=$truth HWAGE_HCA_SAMPLE=$sample HWAGE_HCA_OPTS=$opts \
-		HWAGE_ICOUNT=$ICOUNT HWAGE_GUEST_MEM=$((scale * mem_mib))M HWAGE_TIERS=$tiers \
+		HWAGE_ICOUNT=$ICOUNT HWAGE_GUEST_MEM=$((scale * mem_mib))M HWAGE_TIERS=$tiers HWAGE_QEMU_ARGS=$qargs \
 		HWAGE_CMDLINE="${radix}hwage.config=$guest_config hwage.workloads=$WORKLOADS hwage.pressures=$PRESSURES hwage.secs=$SECS hwage.scale=$scale" \
 		bash "$S/run-guest.sh" "$arch" bench >"$OUT/rows/$id.boot" 2>&1
 	rc=$?

@@ -205,9 +205,11 @@ if [ -n "${HWAGE_TIERS:-}" ]; then
 	slow=$(bytes "$HWAGE_TIERS" $((128 << 20))) && [ $((slow % (128 << 20))) = 0 ] &&
 		[ "$slow" -lt "$mem_bytes" ] ||
 		not_started "HWAGE_TIERS=$HWAGE_TIERS: want a multiple of 128M below the guest's RAM ($GUEST_MEM)"
+	# every vCPU on node 0: -smp as QEMU takes it, the last one given
+	smp=$(grep -o -- '-smp [0-9]*' <<<"$QEMU_ARGS ${HWAGE_QEMU_ARGS:-} $*" | tail -n 1 | awk '{ print $2 }')
 	hca_args+=(-object "memory-backend-ram,id=tier0,size=$((mem_bytes - slow))"
 		-object "memory-backend-ram,id=tier1,size=$slow"
-		-numa "node,nodeid=0,cpus=0-1,memdev=tier0")
+		-numa "node,nodeid=0,cpus=0-$((${smp:-1} - 1)),memdev=tier0")
 	if [ "$arch" = x86_64 ]; then
 		hca_args+=(-machine hmat=on -numa "node,nodeid=1,memdev=tier1,initiator=0")
 		# target latency (ns) bandwidth
