@@ -33,7 +33,8 @@ static const struct knob knobs[] = {
 	{ "refault-gens", { "0", "1024", "8" }, { "1025" } },
 	{ "promote", { "0", "1" }, { "2" } },
 	{ "promote-interval-msec", { "10", "60000", "100" }, { "9", "60001" } },
-	{ "promote-scan-pages", { "64", "16777216", "16384" }, { "63", "16777217" } },
+	{ "promote-scan-pages", { "64", "16777216", "65536" }, { "63", "16777217" } },
+	{ "promote-sample-pages", { "1", "4096", "64" }, { "0", "4097" } },
 	{ "promote-rate-limit-mbps", { "0", "1048576", "256" }, { "1048577" } },
 	{ "promote-hysteresis-pct", { "0", "1000", "25" }, { "1001" } },
 };
