@@ -142,6 +142,20 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		# kpromoted: its utime and stime (the time in its rounds, kpromoted_busy_ms,
 		# holds the time the workload preempted it on the one vCPU)
 		add(key, "pcpu_ms", col("kpromoted_ms") + col("sys_ms"))
+		# of the time in its rounds, the part spent migrating (promote-stat)
+		if (has("kpromoted_move_ms") && col("kpromoted_move_ms") >= 0) {
+			add(key, "busy_ms", col("kpromoted_busy_ms")); add(key, "move_ms", col("kpromoted_move_ms"))
+		}
+	}
+	# tiers-mc: memcached over both tiers, scored from the ground truth
+	if (col("workload") == "tiers-mc" && col("fast_share") != "") {
+		tmc = 1
+		add(key, "fshare", col("fast_share")); add(key, "fbest", col("fast_best"))
+		if (col("fast_best") > 0) add(key, "frel", col("fast_share") / col("fast_best"))
+		if (col("fast_best_last") > 0) add(key, "frel_last", col("fast_share_last") / col("fast_best_last"))
+		add(key, "promoted", col("promoted"))
+		if (has("kpromoted_ms")) add(key, "kp_ms", col("kpromoted_ms"))
+		add(key, "mc_sys_ms", col("cpu_sys_usec") / 1000)
 	}
 	# how much of the workload anonymous memory is in huge pages at the end
 	if (has("anon_kb") && col("anon_kb") > 0 && has("anon_thp_kb"))
@@ -236,10 +250,10 @@ END {
 	}
 	if (tiers) {
 		print ""
-		print "Promotion across memory tiers (workload tiers, w-tiers: a 16 MiB hot set read at random and a 48 MiB cold set start on the slow node 1; after the phase the hot set moves to another 16 MiB; share: the mean over the seconds of a phase of the hot set on node 0, the share of its reads node 0 served, the best placement being 1; t90: seconds until 90% of it was there (-1: never); precision: of the workload pages on node 0 at the end of phase a, the share of the hot set; CPU: kpromoted1 (its utime and stime) plus the workload system time (hint faults), over the run, one vCPU (bench/run.sh says why); above base: less the median of base, which promotes nothing (the workload own faults and move_pages() queries), in all and per page promoted (pgpromote_success); vs nb-tiering: ratio of medians with its 95% bootstrap interval):"
+		print "Promotion across memory tiers (workload tiers, w-tiers: a 16 MiB hot set read at random and a 48 MiB cold set start on the slow node 1; after the phase the hot set moves to another 16 MiB; share: the mean over the seconds of a phase of the hot set on node 0, the share of its reads node 0 served, the best placement being 1; t90: seconds until 90% of it was there (-1: never); precision: of the workload pages on node 0 at the end of phase a, the share of the hot set; CPU: kpromoted1 (its utime and stime) plus the workload system time (hint faults), over the run, one vCPU (bench/run.sh says why); above base: less the median of base, which promotes nothing (the workload own faults and move_pages() queries), in all and per page promoted (pgpromote_success); vs nb-tiering: ratio of medians with its 95% bootstrap interval; kpromoted rounds: the CPU time in its rounds (promote-stat busy_ns) and the part of it spent migrating pages (move_ns); the rest is reading counts and isolating):"
 		print ""
-		print "| target | config | runs | share a | vs nb-tiering | t90 a s | share b (moved) | vs nb-tiering | t90 b s | precision | cold pages up | promoted | CPU ms | above base | ns per page promoted, above base | vs nb-tiering |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		print "| target | config | runs | share a | vs nb-tiering | t90 a s | share b (moved) | vs nb-tiering | t90 b s | precision | cold pages up | promoted | CPU ms | above base | ns per page promoted, above base | vs nb-tiering | kpromoted rounds ms | of it migrating ms |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		# the CPU above the median of base (move_pages() queries, faults), per page
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
@@ -256,11 +270,28 @@ END {
 			k = keys[i]; split(k, f, "|")
 			if (f[2] != "tiers") continue
 			nb = f[1] "|tiers|" f[3] "|nb-tiering"
-			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
 				cell(k, "share_a"), ci(k, nb, "share_a"), cell(k, "t90_a"),
 				cell(k, "share_b"), ci(k, nb, "share_b"), cell(k, "t90_b"),
 				cell(k, "tprec"), cell(k, "cold_up"), cell(k, "promoted"),
-				cell(k, "pcpu_ms"), cell(k, "net_ms"), cell(k, "net_ns"), ci(k, nb, "net_ns")
+				cell(k, "pcpu_ms"), cell(k, "net_ms"), cell(k, "net_ns"), ci(k, nb, "net_ns"),
+				cell(k, "busy_ms"), cell(k, "move_ms")
+		}
+	}
+	if (tmc) {
+		print ""
+		print "Memcached over both tiers (workload tiers-mc: its memory interleaved over node 0 and the slow node 1, node 0 with room for all of it; after the load, 4 runs of the Zipfian load, a ground-truth snapshot around each; share: of all accesses in a run (the emulator counts every CPU access by page), the share node 0 served, mean over the runs; best: the share with the most accessed pages on node 0, as many as it manages; of best: share / best, per run, then the median over the boots; last run: the same in the last run; vs nb-tiering: ratio of medians with its 95% bootstrap interval; memcached sys: the system time of its cgroup (hint faults and scans are charged there)):"
+		print ""
+		print "| target | config | runs | ops/s | vs nb-tiering | share | best | of best | vs nb-tiering | of best, last run | promoted | kpromoted ms | memcached sys ms |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (f[2] != "tiers-mc") continue
+			nb = f[1] "|tiers-mc|" f[3] "|nb-tiering"
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
+				cell(k, "ops"), ci(k, nb, "ops"), cell(k, "fshare"), cell(k, "fbest"),
+				cell(k, "frel"), ci(k, nb, "frel"), cell(k, "frel_last"), cell(k, "promoted"),
+				cell(k, "kp_ms"), cell(k, "mc_sys_ms")
 		}
 	}
 	for (i = 1; i <= nk; i++) if (cnt[keys[i], "thp_share"]) share = 1

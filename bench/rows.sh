@@ -20,6 +20,10 @@
 # and the classification scores of bench/score.sh for the hotcold rows:
 # cls_* of the listing at the end of the run phase, aged_* of the one
 # right after one more aging (w-hotcold -A, HWAGE_SCORE_LIST=clsa).
+# For the tiers-mc rows, bench/tier-share.sh's share of all accesses node
+# 0 served, from the ground-truth snapshots the guest took around each run
+# of the load: fast_share and fast_best (the best placement's) averaged
+# over the runs, fast_share_last and fast_best_last of the last run.
 set -u
 COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
 limit_kb footprint_kb workingset_refault_anon workingset_refault_file
@@ -30,7 +34,8 @@ counts_thp_ns counts_thp_calls majflt limit_ms pages resident hot_pages hot_resi
 limit_majflt subpage_cold subpage_cold_freed even_pages even_huge thp_split_page
 thp_sparse_scanned thp_sparse_split thp_sparse_freed thp_collapse_alloc thp_collapse_uneven
 khugepaged_ms anon_kb anon_thp_kb
-t90_a share_a t90_b share_b precision cold_up candidates promote_fail promoted kpromoted_ms kpromoted_busy_ms sys_ms
+t90_a share_a t90_b share_b precision cold_up candidates promote_fail promoted kpromoted_ms kpromoted_busy_ms kpromoted_move_ms sys_ms
+fast_share fast_best fast_share_last fast_best_last
 lock_hold_samples lock_hold_ns lock_hold_p99_ns lock_hold_max_ns
 putback_hold_samples putback_hold_ns putback_hold_p99_ns putback_hold_max_ns swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
@@ -79,7 +84,8 @@ meta+=" log=$(basename "$log")"
 
 scores=$(bash "$(dirname "$0")/score.sh" "$log")
 aged=$(HWAGE_SCORE_LIST=clsa bash "$(dirname "$0")/score.sh" "$log")
-tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" -v aged="$aged" '
+tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" -v aged="$aged" \
+	-v logf="$log" -v here="$(dirname "$0")" '
 	BEGIN { ncol = split(cols, col, /[ \n]+/); nsc = split(scores, sc, "\n"); split(aged, ag, "\n") }
 	{
 		delete v
@@ -91,6 +97,19 @@ tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COL
 			v["cls_design_precision"] = s[3]; v["cls_design_recall"] = s[4]; v["truth_agreement"] = s[5]
 			split(ag[h], s, " ")
 			v["aged_precision"] = s[1]; v["aged_recall"] = s[2]
+		}
+		# tiers-mc: the share of accesses node 0 served, per run, from the truth
+		if (v["workload"] == "tiers-mc" && v["truth"] != "") {
+			cmd = "bash \"" here "/tier-share.sh\" \"" logf "\" " v["truth"] " " v["node1_pfn"] " " v["node0_pages"]
+			k = ss = sb = 0
+			while ((cmd | getline l) > 0) {
+				split(l, s, " ")
+				if (s[1] == "-") continue
+				k++; ss += s[1]; sb += s[2]
+				v["fast_share_last"] = s[1]; v["fast_best_last"] = s[2]
+			}
+			close(cmd)
+			if (k) { v["fast_share"] = sprintf("%.4f", ss / k); v["fast_best"] = sprintf("%.4f", sb / k) }
 		}
 		line = ""
 		for (i = 1; i <= ncol; i++) {

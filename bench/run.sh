@@ -72,7 +72,10 @@
 #                          slow memory tier that moves, in guests with
 #                          one (HWAGE_TIERS=512M); compare base (no
 #                          promotion), hca (kpromoted by the counts) and
-#                          nb-tiering)
+#                          nb-tiering; tiers-mc: memcached interleaved
+#                          over both tiers, scored by the share of all
+#                          accesses node 0 served, from the emulator's
+#                          ground truth (bench/tier-share.sh))
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
 #   HWAGE_BENCH_SCALES     guest sizes, as multiples of the target's memory
@@ -133,8 +136,8 @@ for c in $CONFIGS; do
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
-	case $w in hotcold|memcached|thp|thp-collapse|tiers) ;;
-	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers)" ;;
+	case $w in hotcold|memcached|thp|thp-collapse|tiers|tiers-mc) ;;
+	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers tiers-mc)" ;;
 	esac
 done
 for p in ${PRESSURES//,/ }; do
@@ -160,14 +163,15 @@ boot() {
 	# ppc64le's hash MMU has no PMD-sized huge pages with 4K pages
 	[ "$arch" != ppc64le ] || [[ ",$WORKLOADS," != *,thp,* && ",$WORKLOADS," != *,thp-collapse,* ]] ||
 		radix="disable_radix=no "
-	# w-tiers wants a slow memory tier: node 1, CPU-less; and one vCPU:
+	# tiers and tiers-mc want a slow memory tier: node 1, CPU-less; and one vCPU:
 	# under -icount the guest clock runs on the instructions of all vCPUs,
 	# so a thread's CPU time, in guest time, holds the other vCPU's
 	# instructions too while that one is busy (kpromoted beside the
 	# workload) and not while it idles (hint faults in the workload with
 	# the other vCPU idle): with one vCPU every thread's time is its own
 	local tiers= qargs=${HWAGE_QEMU_ARGS:-}
-	[[ ",$WORKLOADS," != *,tiers,* ]] || tiers=512M qargs="$qargs -smp 1"
+	[[ ",$WORKLOADS," != *,tiers,* && ",$WORKLOADS," != *,tiers-mc,* ]] ||
+		tiers=512M qargs="$qargs -smp 1"
 	case $config in
 	hca-s16) guest_config=hca sample=16 truth=0 ;;
 	# the guest runs them as hca, the plugin counts otherwise

@@ -7,11 +7,13 @@
  *   HCA_DIR           the tuning knobs: scan-pfn-ratio, classifier, ...
  *   HCA_PFN           write a pfn, read "pfn P hotness H gen_age A"
  *   HCA_BACKEND       the hca-emu driver's files (table, entry, truth)
+ *   hca_truth_snapshot(): a ground-truth snapshot of the emulator
  */
 #ifndef HWAGE_HCA_H
 #define HWAGE_HCA_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +62,46 @@ static inline int hca_knob(const char *name, const char *val)
 
 	snprintf(path, sizeof(path), HCA_DIR "%s", name);
 	return write_file(path, val);
+}
+
+/* hca_read_number(): the number in a small file, or -1 */
+static inline long hca_read_number(const char *path)
+{
+	char buf[32];
+
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * hca_truth_snapshot(): ask the emulator for a ground-truth snapshot (the
+ * host writes it to LOG.truth.N, HWAGE_HCA_TRUTH=1); its number N, or -1.
+ * The truth file is a simple attribute, not seekable: open it for each
+ * access.
+ */
+static inline long hca_truth_snapshot(void)
+{
+	long want = hca_read_number(HCA_TRUTH) + 1;
+	int fd, i;
+
+	if (want <= 0)
+		return -1;
+	fd = open(HCA_TRUTH, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	if (write(fd, "1", 1) != 1) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i < 2000; i++) {
+		if (hca_read_number(HCA_TRUTH) >= want)
+			return want;
+		usleep(5000);
+	}
+	printf("# no ground-truth snapshot %ld after 10 s\n", want);
+	return -1;
 }
 
 #define LRU_GEN_ENABLED "/sys/kernel/mm/lru_gen/enabled"

@@ -25,6 +25,7 @@
 #define MPOL_DEFAULT 0
 #define MPOL_PREFERRED 1
 #define MPOL_BIND 2
+#define MPOL_INTERLEAVE 3
 
 /* the memory tier id of @nid, from memory_tiering's nodelists; -1 if none */
 static inline int tiers_node_tier(int nid)
@@ -65,56 +66,52 @@ static inline int tiers_node_tier(int nid)
 	return tier;
 }
 
-/* the pid of the kernel thread named @comm, or -1 */
-static inline int tiers_thread_pid(const char *comm)
+/* set_mempolicy(@mode) over the nodes of @mask (bit n for node n) */
+static inline long tiers_set_policy_mask(int mode, unsigned long mask)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int pid = -1;
-
-	if (!d)
-		return -1;
-	while (pid < 0 && (e = readdir(d))) {
-		char path[300], buf[64];
-
-		if (!strchr("0123456789", e->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (read_file(path, buf, sizeof(buf)) > 0 && !strncmp(buf, comm, strlen(comm)) &&
-		    buf[strlen(comm)] == '\n')
-			pid = atoi(e->d_name);
-	}
-	closedir(d);
-	return pid;
-}
-
-/*
- * the CPU time of @pid in ns: its schedstat's first field, or without
- * CONFIG_SCHED_INFO utime + stime of its stat, in clock ticks; -1 if none
- */
-static inline long long tiers_cpu_ns(int pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
-
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-	if (read_file(path, buf, sizeof(buf)) > 0)
-		return atoll(buf);
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
-		return -1;
-	/* after "pid (comm)": state and 10 more fields, then utime and stime */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -1;
-	return (long long)(ut + st) * 1000000000LL / sysconf(_SC_CLK_TCK);
+	return syscall(SYS_set_mempolicy, mode, mode == MPOL_DEFAULT ? NULL : &mask,
+		       mode == MPOL_DEFAULT ? 0 : 8 * sizeof(mask) + 1);
 }
 
 static inline long tiers_set_policy(int mode, int node)
 {
-	unsigned long mask = 1UL << node;
+	return tiers_set_policy_mask(mode, 1UL << node);
+}
 
-	return syscall(SYS_set_mempolicy, mode, mode == MPOL_DEFAULT ? NULL : &mask,
-		       mode == MPOL_DEFAULT ? 0 : 8 * sizeof(mask) + 1);
+/*
+ * The first page frame number of node @nid and the pages its zones manage,
+ * from /proc/zoneinfo; 0, or -1 if the node has no zone with pages.
+ */
+static inline int tiers_node_span(int nid, long long *start_pfn, long long *managed)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	long long v, start = -1, spanned = 0, sum = 0;
+	char line[256];
+	int node = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone", &node) == 1) {
+			spanned = 0;
+			continue;
+		}
+		if (node != nid)
+			continue;
+		if (sscanf(line, " spanned %lld", &v) == 1)
+			spanned = v;
+		else if (sscanf(line, " managed %lld", &v) == 1)
+			sum += v;
+		else if (sscanf(line, " start_pfn: %lld", &v) == 1 && spanned &&
+			 (start < 0 || v < start))
+			start = v;
+	}
+	fclose(f);
+	if (start < 0)
+		return -1;
+	*start_pfn = start;
+	*managed = sum;
+	return 0;
 }
 
 /* the nodes of the @n pages from @buf into @status; the pages on @node */

@@ -3,6 +3,7 @@
 #ifndef HWAGE_UTIL_H
 #define HWAGE_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -135,6 +136,50 @@ static inline long long stat_value(const char *path, const char *name)
 static inline long long vmstat(const char *name)
 {
 	return stat_value("/proc/vmstat", name);
+}
+
+/* the pid of the kernel thread named @comm, or -1 */
+static inline int thread_pid(const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int pid = -1;
+
+	if (!d)
+		return -1;
+	while (pid < 0 && (e = readdir(d))) {
+		char path[300], buf[64];
+
+		if (!strchr("0123456789", e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (read_file(path, buf, sizeof(buf)) > 0 && !strncmp(buf, comm, strlen(comm)) &&
+		    buf[strlen(comm)] == '\n')
+			pid = atoi(e->d_name);
+	}
+	closedir(d);
+	return pid;
+}
+
+/*
+ * the CPU time of @pid in ns: its schedstat's first field, or without
+ * CONFIG_SCHED_INFO utime + stime of its stat, in clock ticks; -1 if none
+ */
+static inline long long task_cpu_ns(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	if (read_file(path, buf, sizeof(buf)) > 0)
+		return atoll(buf);
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	/* after "pid (comm)": state and 10 more fields, then utime and stime */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (long long)(ut + st) * 1000000000LL / sysconf(_SC_CLK_TCK);
 }
 
 /*

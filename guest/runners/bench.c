@@ -11,7 +11,7 @@
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
  *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|unconstrained
  *                            (base; see lib/workload.h)
- *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers   (hotcold,memcached)
+ *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers,tiers-mc   (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
  *   hwage.scale=N            workload sizes times N, for guests with N
@@ -24,7 +24,8 @@
  * run of a sixteenth and none hot), which lowers its own limit to the
  * pressure's after a warm-up in which the counts mature. thp-collapse
  * (w-thp -b, for khugepaged) runs once, without a limit, at pressure 1;
- * so does tiers (w-tiers, in a guest with a slow memory tier).
+ * so do tiers (w-tiers, in a guest with a slow memory tier) and tiers-mc
+ * (memcached spilled over both tiers).
  *
  * Every line also has the huge page events of /proc/vmstat over the
  * phase (thp_split_page, thp_sparse_*, thp_collapse_alloc,
@@ -32,13 +33,13 @@
  * the cgroup's anonymous memory at its end (anon_kb, anon_thp_kb: what
  * of it is in huge pages).
  */
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include "cgroup.h"
 #include "hca.h"
 #include "lru_gen.h"
 #include "mc.h"
+#include "tiers.h"
 #include "workload.h"
 
 /*
@@ -85,45 +86,16 @@ struct snap {
 	struct lru_gen_scan lg;
 };
 
-/* the pid of khugepaged, or 0 */
-static int khugepaged_pid(void)
+/* the CPU time of khugepaged in ms, or -1 */
+static long long khugepaged_ms(void)
 {
-	static int pid = -1;
-	struct dirent *d;
-	char path[300], comm[32];
-	DIR *dir;
+	static int pid;
+	long long ns;
 
-	if (pid >= 0)
-		return pid;
-	pid = 0;
-	dir = opendir("/proc");
-	while (dir && (d = readdir(dir))) {
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		if (read_file(path, comm, sizeof(comm)) > 0 && !strcmp(comm, "khugepaged\n")) {
-			pid = atoi(d->d_name);
-			break;
-		}
-	}
-	if (dir)
-		closedir(dir);
-	return pid;
-}
-
-/* utime + stime of a task, in ms, or -1 */
-static long long task_cpu_ms(int pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (pid <= 0 || read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
-		return -1;
-	/* after "pid (comm)": state and 10 more fields, then utime and stime */
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -1;
-	return (ut + st) * 1000 / sysconf(_SC_CLK_TCK);
+	if (!pid)
+		pid = thread_pid("khugepaged");
+	ns = pid > 0 ? task_cpu_ns(pid) : -1;
+	return ns < 0 ? -1 : ns / 1000000;
 }
 
 static void snap(struct snap *s)
@@ -132,7 +104,7 @@ static void snap(struct snap *s)
 
 	for (i = 0; thp_events[i]; i++)
 		s->thp[i] = vmstat(thp_events[i]);
-	s->khugepaged_ms = task_cpu_ms(khugepaged_pid());
+	s->khugepaged_ms = khugepaged_ms();
 
 	for (i = 0; stats[i]; i++)
 		s->stat[i] = cg_stat(CG, "memory.stat", stats[i]);
@@ -341,6 +313,95 @@ static void tiers(const char *config, const char *secs)
 	report(config, "tiers", "1", 0, 0, res, st, &s0, NULL);
 }
 
+/* the runs of tiers-mc's load, each followed by a ground-truth snapshot */
+#define TIERS_MC_RUNS 4
+
+/* the number after "@key=" in @res, or -1 */
+static long long res_field(const char *res, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), " %s=", key);
+	p = strstr(res, k);
+	return p ? atoll(p + strlen(k)) : -1;
+}
+
+/*
+ * tiers-mc: memcached in a guest booted with a slow memory tier
+ * (HWAGE_TIERS), its memory interleaved over both nodes, so that half of
+ * its cache is on the slow node 1; no limit (node 0 has room for it all).
+ * After the load, TIERS_MC_RUNS runs of the Zipfian load of secs /
+ * TIERS_MC_RUNS seconds each, with a ground-truth snapshot of the emulator
+ * before the first and after each: bench/tier-share.sh scores from them
+ * the share of all accesses node 0 served in each run, against the best
+ * placement (the hottest pages on node 0, as many as it manages). The
+ * result has the load's operations over the runs, the snapshots
+ * (truth=A:B:...), node 1's first page frame (node1_pfn) and node 0's
+ * pages (node0_pages), the pages promoted (pgpromote_success), the CPU
+ * time of kpromoted1 (kpromoted_ms, -1 without); memcached's system time
+ * (NUMA balancing's hint faults and scans) is the cgroup's cpu_sys_usec.
+ */
+static void tiers_mc(const char *config, const char *secs)
+{
+	char k[16], v[16], s[16], res[1024], one[1024], truth[128];
+	char *load[] = { "/bin/w-mcload", "-l", "-k", k, "-v", v, "-f", MC_STATE, NULL };
+	char *run[] = { "/bin/w-mcload", "-k", k, "-v", v, "-s", s, "-f", MC_STATE, NULL };
+	long long node1_pfn, node0_pages, managed, ops = 0, errors = 0, misses = 0;
+	long long pro0, kp0;
+	double wall = 0;
+	int i, kp, n, st = 1 << 8;
+	struct snap s0;
+	pid_t mc;
+
+	snprintf(k, sizeof(k), "%d", MC_KEYS * scale);
+	snprintf(v, sizeof(v), "%d", MC_VALUE);
+	snprintf(s, sizeof(s), "%d", atoi(secs) / TIERS_MC_RUNS > 0 ? atoi(secs) / TIERS_MC_RUNS : 1);
+	unlink(MC_STATE);
+	snap(&s0);
+	res[0] = '\0';
+	if (tiers_node_span(1, &node1_pfn, &managed) || tiers_node_span(0, &managed, &node0_pages)) {
+		printf("# tiers-mc: no node 1 (boot with HWAGE_TIERS)\n");
+		report(config, "tiers-mc", "1", 0, 0, res, st, &s0, NULL);
+		return;
+	}
+	mc = -1;
+	if (!cg_create(CG, 0) && !tiers_set_policy_mask(MPOL_INTERLEAVE, 3)) {
+		mc = mc_start(CG, MC_PORT, MC_CACHE_MB * scale);
+		tiers_set_policy(MPOL_DEFAULT, 0);
+	}
+	if (mc < 0) {
+		report(config, "tiers-mc", "1", 0, 0, res, st, &s0, NULL);
+		return;
+	}
+	st = wl_run(NULL, load, NULL, one, sizeof(one), NULL);
+	snap(&s0);
+	kp = thread_pid("kpromoted1");
+	kp0 = kp > 0 ? task_cpu_ns(kp) : -1;
+	pro0 = vmstat("pgpromote_success");
+	n = snprintf(truth, sizeof(truth), "%ld", hca_truth_snapshot());
+	for (i = 0; i < TIERS_MC_RUNS && WIFEXITED(st) && !WEXITSTATUS(st); i++) {
+		st = wl_run(NULL, run, NULL, one, sizeof(one), NULL);
+		n += snprintf(truth + n, sizeof(truth) - n, ":%ld", hca_truth_snapshot());
+		ops += res_field(one, "ops");
+		wall += res_field(one, "ops") / (double)(res_field(one, "ops_per_s") > 0 ?
+							  res_field(one, "ops_per_s") : 1);
+		errors += res_field(one, "errors");
+		misses += res_field(one, "misses");
+		printf("# tiers-mc run %d: %s\n", i + 1, one);
+	}
+	if (i == TIERS_MC_RUNS)
+		snprintf(res, sizeof(res), "result ops=%lld ops_per_s=%.0f p50_us=%lld p99_us=%lld "
+			 "misses=%lld errors=%lld truth=%s node1_pfn=%lld node0_pages=%lld "
+			 "promoted=%lld kpromoted_ms=%.1f",
+			 ops, wall > 0 ? ops / wall : 0, res_field(one, "p50_us"),
+			 res_field(one, "p99_us"), misses, errors, truth, node1_pfn, node0_pages,
+			 vmstat("pgpromote_success") - pro0,
+			 kp0 >= 0 ? (task_cpu_ns(kp) - kp0) / 1e6 : -1.0);
+	report(config, "tiers-mc", "1", 0, cg_read(CG, "memory.current"), res, st, &s0, NULL);
+	mc_stop(mc);
+}
+
 static void memcached(const char *config, const char *pressure, const char *secs)
 {
 	char k[16], v[16], res[1024];
@@ -416,11 +477,13 @@ int main(void)
 		char pr[256];
 
 		snprintf(pr, sizeof(pr), "%s", pressures);
-		if (!strcmp(w, "thp-collapse") || !strcmp(w, "tiers")) {
+		if (!strcmp(w, "thp-collapse") || !strcmp(w, "tiers") || !strcmp(w, "tiers-mc")) {
 			/* no limit: once, whatever the pressures */
 			snprintf(CG, sizeof(CG), CG_ROOT "/hwage-bench-%d", ++nr_cg);
 			if (!strcmp(w, "tiers"))
 				tiers(config, secs);
+			else if (!strcmp(w, "tiers-mc"))
+				tiers_mc(config, secs);
 			else
 				thp_collapse(config, secs);
 			rmdir(CG);

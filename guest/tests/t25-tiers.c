@@ -151,7 +151,7 @@ int main(void)
 	ktap_diag("memory tiers: node 0 in %d, node 1 in %d", t0, t1);
 	ktap_result(t0 >= 0 && t1 > t0, names[0]);
 	write_file("/sys/kernel/mm/numa/demotion_enabled", "1");
-	pid = tiers_thread_pid("kpromoted1");
+	pid = thread_pid("kpromoted1");
 	ktap_result(pid > 0, names[1]);
 	ok = 0;
 	if (read_file(HCA_BACKEND "table", table, sizeof(table)) > 0) {
@@ -205,12 +205,12 @@ int main(void)
 	success0 = vmstat("pgpromote_counts_success");
 	cand0 = vmstat("pgpromote_counts_candidate");
 	back0 = vmstat("pgdemote_counts_back");
-	cpu0 = tiers_cpu_ns(pid);
+	cpu0 = task_cpu_ns(pid);
 	t90 = converge("hot set", hot, hot_n, hot_st, LIMIT_S, 0, &rng, &hot_up, &downs);
 	success = vmstat("pgpromote_counts_success") - success0;
 	cand = vmstat("pgpromote_counts_candidate") - cand0;
 	back = vmstat("pgdemote_counts_back") - back0;
-	cpu = tiers_cpu_ns(pid) - cpu0;
+	cpu = task_cpu_ns(pid) - cpu0;
 	cold_down = tiers_on_node(cold, cold_n, cold_st, 1);
 	cold_up = tiers_on_node(cold, cold_n, cold_st, 0) + tiers_on_node(hot2, hot_n, hot_st, 0);
 	ktap_diag("counts: 90%% of the hot set on node 0 after %.1f s; cold pages moved up %ld of %ld; vmstat candidates %lld promoted %lld demoted back %lld; kpromoted1 %.1f ms CPU, %.0f ns per page moved up",

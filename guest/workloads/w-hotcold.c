@@ -183,43 +183,6 @@ static double hist_quantile(double q)
 	return 0;
 }
 
-/* the number in a small file, or -1 */
-static long read_number(const char *path)
-{
-	char buf[32];
-
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
-/*
- * Ask the emulator for a ground-truth snapshot; its number, or -1. The
- * truth file is a simple attribute, not seekable: open it for each access.
- */
-static long truth_snapshot(void)
-{
-	long want = read_number(HCA_TRUTH) + 1;
-	int fd, i;
-
-	if (want <= 0)
-		return -1;
-	fd = open(HCA_TRUTH, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	if (write(fd, "1", 1) != 1) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	for (i = 0; i < 2000; i++) {
-		if (read_number(HCA_TRUTH) >= want)
-			return want;
-		usleep(5000);
-	}
-	printf("# no ground-truth snapshot %ld after 10 s\n", want);
-	return -1;
-}
 
 /*
  * Pages swapped out now, and of them cold ones; with cls (the lines' prefix,
@@ -468,7 +431,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	if (truth)
-		t_begin = truth_snapshot();
+		t_begin = hca_truth_snapshot();
 	/* the hot share of the operations is hot_pct, or all with no cold page */
 	min_ops = (uint64_t)per_hot * nr_hot * 100 / (nr_cold ? hot_pct : 100);
 	t0 = now_ns();
@@ -481,7 +444,7 @@ int main(int argc, char **argv)
 		       ops < min_ops ? " (stopped at its limit, " MAX_RUN_STRETCH_STR " times -s)" : "");
 	}
 	if (truth) {
-		t_end = truth_snapshot();
+		t_end = hca_truth_snapshot();
 		printf("truth begin=%ld end=%ld\n", t_begin, t_end);
 	}
 	census(cls ? "cls" : NULL, &swapped, &swapped_cold);

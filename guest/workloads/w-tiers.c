@@ -20,7 +20,7 @@
  *   second phase=a|b t=N up=N of=N
  *   result hot_mb=N cold_mb=N secs=N t90_a=S share_a=F t90_b=S share_b=F
  *     precision=F cold_up=N candidates=N promote_fail=N promoted=N
- *     kpromoted_ms=F kpromoted_busy_ms=F sys_ms=F
+ *     kpromoted_ms=F kpromoted_busy_ms=F kpromoted_move_ms=F sys_ms=F
  *     ops_per_s=N errors=N
  * t90_X: seconds of phase X until 90% of its set was on node 0 (-1: never);
  * share_X: the mean over the seconds of phase X of its share on node 0;
@@ -31,8 +31,9 @@
  * promoted: /proc/vmstat's
  * pgpromote_success over the run; kpromoted_ms: kpromoted1's CPU time
  * over the run, from its utime and stime (clock ticks, sampled);
- * kpromoted_busy_ms: the time it spent in its rounds, from promote-stat
- * (-1 without); sys_ms: this program's system time over the run (NUMA
+ * kpromoted_busy_ms: the CPU time it spent in its rounds, from promote-stat
+ * (-1 without); kpromoted_move_ms: the part of it spent migrating the
+ * pages (-1 without); sys_ms: this program's system time over the run (NUMA
  * balancing's hint faults and scans are charged there); ops_per_s: the
  * random reads per second; errors: pages
  * whose contents were lost, or -1 when the sets could not be put on node 1.
@@ -42,15 +43,15 @@
 
 #include "tiers.h"
 
-/* kpromoted1's busy_ns in promote-stat (patch 23), or -1 */
-static long long busy_ns(void)
+/* the field @key (" busy_ns ") of kpromoted1 in promote-stat (patch 23), or -1 */
+static long long stat_ns(const char *key)
 {
 	char stat[512], *p;
 
 	if (read_file("/sys/kernel/debug/hca/promote-stat", stat, sizeof(stat)) <= 0 ||
-	    !(p = strstr(stat, " busy_ns ")))
+	    !(p = strstr(stat, key)))
 		return -1;
-	return atoll(p + 9);
+	return atoll(p + strlen(key));
 }
 
 static double phase(const char *name, char *buf, long n, int *st, int secs, uint64_t *rng,
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
 {
 	long hot_mb = 16, cold_mb = 48, secs = 20;
 	uint64_t rng = 0x7135;
-	long long reads = 0, pro0, kp0, sys0, cand0, fail0, busy0;
+	long long reads = 0, pro0, kp0, sys0, cand0, fail0, busy0, move0;
 	char stat[256] = "";
 	double t0, share_a, share_b, t90_a, t90_b, prec;
 	long hot_n, cold_n, a_up, b_up, c_up, errors;
@@ -118,12 +119,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	kp = tiers_thread_pid("kpromoted1");
+	kp = thread_pid("kpromoted1");
 	pro0 = vmstat("pgpromote_success");
 	cand0 = vmstat("pgpromote_counts_candidate");
 	fail0 = vmstat("pgpromote_counts_fail");
-	busy0 = busy_ns();
-	kp0 = kp > 0 ? tiers_cpu_ns(kp) : 0;
+	busy0 = stat_ns(" busy_ns ");
+	move0 = stat_ns(" move_ns ");
+	kp0 = kp > 0 ? task_cpu_ns(kp) : 0;
 	sys0 = tiers_sys_ns();
 	t0 = now_s();
 	t90_a = phase("a", a, hot_n, st, secs, &rng, &reads, &share_a);
@@ -137,12 +139,14 @@ int main(int argc, char **argv)
 		 (cold_n ? tiers_check(cold, cold_n, 2) : 0);
 	if (read_file("/sys/kernel/debug/hca/promote-stat", stat, sizeof(stat)) > 0)
 		printf("# promote-stat: %s", stat);
-	printf("result hot_mb=%ld cold_mb=%ld secs=%ld t90_a=%.0f share_a=%.3f t90_b=%.0f share_b=%.3f precision=%.3f cold_up=%ld candidates=%lld promote_fail=%lld promoted=%lld kpromoted_ms=%.1f kpromoted_busy_ms=%.1f sys_ms=%.1f ops_per_s=%.0f errors=%ld\n",
+	printf("result hot_mb=%ld cold_mb=%ld secs=%ld t90_a=%.0f share_a=%.3f t90_b=%.0f share_b=%.3f precision=%.3f cold_up=%ld candidates=%lld promote_fail=%lld promoted=%lld kpromoted_ms=%.1f kpromoted_busy_ms=%.1f kpromoted_move_ms=%.1f sys_ms=%.1f ops_per_s=%.0f errors=%ld\n",
 	       hot_mb, cold_mb, secs, t90_a, share_a, t90_b, share_b, prec, c_up,
 	       vmstat("pgpromote_counts_candidate") - cand0, vmstat("pgpromote_counts_fail") - fail0,
 	       vmstat("pgpromote_success") - pro0,
-	       kp > 0 ? (tiers_cpu_ns(kp) - kp0) / 1e6 : 0.0,
-	       busy0 >= 0 ? (busy_ns() - busy0) / 1e6 : -1.0, (tiers_sys_ns() - sys0) / 1e6,
+	       kp > 0 ? (task_cpu_ns(kp) - kp0) / 1e6 : 0.0,
+	       busy0 >= 0 ? (stat_ns(" busy_ns ") - busy0) / 1e6 : -1.0,
+	       move0 >= 0 ? (stat_ns(" move_ns ") - move0) / 1e6 : -1.0,
+	       (tiers_sys_ns() - sys0) / 1e6,
 	       reads / (now_s() - t0), errors);
 	return errors ? 1 : 0;
 }
