@@ -338,7 +338,9 @@ static long long res_field(const char *res, const char *key)
  * placement (the hottest pages on node 0, as many as it manages). The
  * result has the load's operations over the runs, the snapshots
  * (truth=A:B:...), node 1's first page frame (node1_pfn) and node 0's
- * pages (node0_pages), the pages promoted (pgpromote_success), the CPU
+ * pages (node0_pages), the pages promoted (pgpromote_success), those
+ * kpromoted found hot and failed to move (candidates, promote_fail:
+ * pgpromote_counts_*, 0 without it), the CPU
  * time of kpromoted1 (kpromoted_ms, -1 without); memcached's system time
  * (NUMA balancing's hint faults and scans) is the cgroup's cpu_sys_usec.
  */
@@ -348,7 +350,7 @@ static void tiers_mc(const char *config, const char *secs)
 	char *load[] = { "/bin/w-mcload", "-l", "-k", k, "-v", v, "-f", MC_STATE, NULL };
 	char *run[] = { "/bin/w-mcload", "-k", k, "-v", v, "-s", s, "-f", MC_STATE, NULL };
 	long long node1_pfn, node0_pages, managed, ops = 0, errors = 0, misses = 0;
-	long long pro0, kp0;
+	long long pro0, kp0, cand0, fail0, thp0, thpf0;
 	double wall = 0;
 	int i, kp, n, st = 1 << 8;
 	struct snap s0;
@@ -379,6 +381,10 @@ static void tiers_mc(const char *config, const char *secs)
 	kp = thread_pid("kpromoted1");
 	kp0 = kp > 0 ? task_cpu_ns(kp) : -1;
 	pro0 = vmstat("pgpromote_success");
+	cand0 = vmstat("pgpromote_counts_candidate");
+	fail0 = vmstat("pgpromote_counts_fail");
+	thp0 = vmstat("thp_migration_success");
+	thpf0 = vmstat("thp_migration_fail");
 	n = snprintf(truth, sizeof(truth), "%ld", hca_truth_snapshot());
 	for (i = 0; i < TIERS_MC_RUNS && WIFEXITED(st) && !WEXITSTATUS(st); i++) {
 		st = wl_run(NULL, run, NULL, one, sizeof(one), NULL);
@@ -393,11 +399,17 @@ static void tiers_mc(const char *config, const char *secs)
 	if (i == TIERS_MC_RUNS)
 		snprintf(res, sizeof(res), "result ops=%lld ops_per_s=%.0f p50_us=%lld p99_us=%lld "
 			 "misses=%lld errors=%lld truth=%s node1_pfn=%lld node0_pages=%lld "
-			 "promoted=%lld kpromoted_ms=%.1f",
+			 "promoted=%lld candidates=%lld promote_fail=%lld kpromoted_ms=%.1f",
 			 ops, wall > 0 ? ops / wall : 0, res_field(one, "p50_us"),
 			 res_field(one, "p99_us"), misses, errors, truth, node1_pfn, node0_pages,
 			 vmstat("pgpromote_success") - pro0,
+			 vmstat("pgpromote_counts_candidate") - cand0,
+			 vmstat("pgpromote_counts_fail") - fail0,
 			 kp0 >= 0 ? (task_cpu_ns(kp) - kp0) / 1e6 : -1.0);
+	printf("# tiers-mc: huge pages migrated %lld, failed %lld\n",
+	       vmstat("thp_migration_success") - thp0, vmstat("thp_migration_fail") - thpf0);
+	if (read_file(HCA_DIR "promote-stat", one, sizeof(one)) > 0)
+		printf("# promote-stat: %s", one);
 	report(config, "tiers-mc", "1", 0, cg_read(CG, "memory.current"), res, st, &s0, NULL);
 	mc_stop(mc);
 }
