@@ -153,6 +153,10 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		add(key, "fshare", col("fast_share")); add(key, "fbest", col("fast_best"))
 		if (col("fast_best") > 0) add(key, "frel", col("fast_share") / col("fast_best"))
 		if (col("fast_best_last") > 0) add(key, "frel_last", col("fast_share_last") / col("fast_best_last"))
+		if (col("fast_movable") > 0) {
+			add(key, "fmov", col("fast_movable")); add(key, "fmrel", col("fast_share") / col("fast_movable"))
+		}
+		if (col("fast_movable_last") > 0) add(key, "fmrel_last", col("fast_share_last") / col("fast_movable_last"))
 		add(key, "promoted", col("promoted"))
 		if (has("kpromoted_ms")) add(key, "kp_ms", col("kpromoted_ms"))
 		add(key, "mc_sys_ms", col("cpu_sys_usec") / 1000)
@@ -280,18 +284,18 @@ END {
 	}
 	if (tmc) {
 		print ""
-		print "Memcached over both tiers (workload tiers-mc: its memory interleaved over node 0 and the slow node 1, node 0 with room for all of it; after the load, 4 runs of the Zipfian load, a ground-truth snapshot around each; share: of all accesses in a run (the emulator counts every CPU access by page), the share node 0 served, mean over the runs; best: the share with the most accessed pages on node 0, as many as it manages; of best: share / best, per run, then the median over the boots; last run: the same in the last run; vs nb-tiering: ratio of medians with its 95% bootstrap interval; memcached sys: the system time of its cgroup (hint faults and scans are charged there)):"
+		print "Memcached over both tiers (workload tiers-mc: its memory interleaved over node 0 and the slow node 1, node 0 with room for all of it; after the load, 4 runs of the Zipfian load, a ground-truth snapshot around each; share: of all accesses in a run (the emulator counts every CPU access by page), the share node 0 served, mean over the runs; best: the share with the most accessed pages on node 0, as many as it manages; movable: the same with the pages of node 1 on no LRU list (slab, page tables: no promotion moves them) left there, the best page migration can reach; of best, of movable: share / best and share / movable per boot, then the median over the boots; last run: the same in the last of the 4 runs; vs nb-tiering: ratio of medians with its 95% bootstrap interval; memcached sys: the system time of its cgroup (hint faults and scans are charged there)):"
 		print ""
-		print "| target | config | runs | ops/s | vs nb-tiering | share | best | of best | vs nb-tiering | of best, last run | promoted | kpromoted ms | memcached sys ms |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		print "| target | config | runs | ops/s | vs nb-tiering | share | best | movable | of best | of movable | vs nb-tiering | of movable, last run | promoted | kpromoted ms | memcached sys ms |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
 			if (f[2] != "tiers-mc") continue
 			nb = f[1] "|tiers-mc|" f[3] "|nb-tiering"
-			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
-				cell(k, "ops"), ci(k, nb, "ops"), cell(k, "fshare"), cell(k, "fbest"),
-				cell(k, "frel"), ci(k, nb, "frel"), cell(k, "frel_last"), cell(k, "promoted"),
-				cell(k, "kp_ms"), cell(k, "mc_sys_ms")
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
+				cell(k, "ops"), ci(k, nb, "ops"), cell(k, "fshare"), cell(k, "fbest"), cell(k, "fmov"),
+				cell(k, "frel"), cell(k, "fmrel"), ci(k, nb, "fmrel"), cell(k, "fmrel_last"),
+				cell(k, "promoted"), cell(k, "kp_ms"), cell(k, "mc_sys_ms")
 		}
 	}
 	for (i = 1; i <= nk; i++) if (cnt[keys[i], "thp_share"]) share = 1

@@ -22,8 +22,10 @@
 # right after one more aging (w-hotcold -A, HWAGE_SCORE_LIST=clsa).
 # For the tiers-mc rows, bench/tier-share.sh's share of all accesses node
 # 0 served, from the ground-truth snapshots the guest took around each run
-# of the load: fast_share and fast_best (the best placement's) averaged
-# over the runs, fast_share_last and fast_best_last of the last run.
+# of the load: fast_share, fast_best (the best placement's) and
+# fast_movable (the best page migration can reach: the pages of node 1 on
+# no LRU list, "hwage-tiers-pinned" lines of LOG, stay) averaged over the
+# runs, fast_*_last of the last run.
 set -u
 COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
 limit_kb footprint_kb workingset_refault_anon workingset_refault_file
@@ -35,7 +37,7 @@ limit_majflt subpage_cold subpage_cold_freed even_pages even_huge thp_split_page
 thp_sparse_scanned thp_sparse_split thp_sparse_freed thp_collapse_alloc thp_collapse_uneven
 khugepaged_ms anon_kb anon_thp_kb
 t90_a share_a t90_b share_b precision cold_up candidates promote_fail promoted kpromoted_ms kpromoted_busy_ms kpromoted_move_ms sys_ms
-fast_share fast_best fast_share_last fast_best_last
+fast_share fast_best fast_movable fast_share_last fast_best_last fast_movable_last
 lock_hold_samples lock_hold_ns lock_hold_p99_ns lock_hold_max_ns
 putback_hold_samples putback_hold_ns putback_hold_p99_ns putback_hold_max_ns swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
@@ -83,9 +85,12 @@ meta+=" scale=${scale:-1} phase_secs=$(param hwage.secs) clock=$clock boot_wall_
 meta+=" log=$(basename "$log")"
 
 scores=$(bash "$(dirname "$0")/score.sh" "$log")
+pinned=$(mktemp)
+trap 'rm -f "$pinned"' EXIT
+tr -d '\r' <"$log" | grep -a '^hwage-tiers-pinned ' | tr ' ' '\n' | grep -E '^[0-9]+-[0-9]+$' | tr - ' ' >"$pinned"
 aged=$(HWAGE_SCORE_LIST=clsa bash "$(dirname "$0")/score.sh" "$log")
 tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COLS" -v scores="$scores" -v aged="$aged" \
-	-v logf="$log" -v here="$(dirname "$0")" '
+	-v logf="$log" -v here="$(dirname "$0")" -v pinned="$pinned" '
 	BEGIN { ncol = split(cols, col, /[ \n]+/); nsc = split(scores, sc, "\n"); split(aged, ag, "\n") }
 	{
 		delete v
@@ -100,16 +105,19 @@ tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COL
 		}
 		# tiers-mc: the share of accesses node 0 served, per run, from the truth
 		if (v["workload"] == "tiers-mc" && v["truth"] != "") {
-			cmd = "bash \"" here "/tier-share.sh\" \"" logf "\" " v["truth"] " " v["node1_pfn"] " " v["node0_pages"]
-			k = ss = sb = 0
+			cmd = "bash \"" here "/tier-share.sh\" \"" logf "\" " v["truth"] " " v["node1_pfn"] " " v["node0_pages"] " \"" pinned "\""
+			k = ss = sb = sm = 0
 			while ((cmd | getline l) > 0) {
 				split(l, s, " ")
 				if (s[1] == "-") continue
-				k++; ss += s[1]; sb += s[2]
-				v["fast_share_last"] = s[1]; v["fast_best_last"] = s[2]
+				k++; ss += s[1]; sb += s[2]; sm += s[3]
+				v["fast_share_last"] = s[1]; v["fast_best_last"] = s[2]; v["fast_movable_last"] = s[3]
 			}
 			close(cmd)
-			if (k) { v["fast_share"] = sprintf("%.4f", ss / k); v["fast_best"] = sprintf("%.4f", sb / k) }
+			if (k) {
+				v["fast_share"] = sprintf("%.4f", ss / k); v["fast_best"] = sprintf("%.4f", sb / k)
+				v["fast_movable"] = sprintf("%.4f", sm / k)
+			}
 		}
 		line = ""
 		for (i = 1; i <= ncol; i++) {
