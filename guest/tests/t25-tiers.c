@@ -16,6 +16,13 @@
  *      and /proc/vmstat agrees;
  *   3. the hot set moves: the reads go to a second set, cold on node 1
  *      until then; at least 90% of it moves up within LIMIT_S seconds;
+ *      then, with nothing hot left on node 1, a pass of kpromoted1 reads
+ *      the counts of at most a 32nd of node 1's pages within IDLE_S
+ *      seconds (it samples one page per block of promote-sample-pages,
+ *      64, or more when idle);
+ *      and with room to spare on node 0, a set used lightly (a word of
+ *      each page every 200 ms, far below the hot sets' rate) moves up
+ *      too, 90% of it within LIMIT_S seconds;
  *   4. node 0 full: a ballast takes node 0's free memory and a new hot
  *      set starts on node 1; at least 90% of it moves up within LIMIT_S
  *      seconds, as kswapd demotes node 0's coldest pages (the ballast) to
@@ -56,7 +63,9 @@
 #define LIMIT_S 60
 #define OFF_S 5
 #define LINGER_S 3
-#define NR_TESTS 14
+#define WARM_MB 4
+#define IDLE_S 10
+#define NR_TESTS 16
 
 static const char *names[NR_TESTS] = {
 	"node 1 is in a lower memory tier than node 0",
@@ -69,6 +78,8 @@ static const char *names[NR_TESTS] = {
 	"precision of the pages moved up >= 0.9",
 	"vmstat counts the promotions",
 	"the hot set moves: 90% of the new one moves up",
+	"idle: a pass reads the counts of at most 1/32 of node 1's pages",
+	"room on node 0: 90% of a lightly used set moves up",
 	"node 0 full: 90% of a new hot set moves up, node 0's coldest pages demoted",
 	"ping-pong bounded: hot pages back down <= 10% of those up",
 	"counts off: the hot set stays on node 1, nothing promoted",
@@ -128,6 +139,9 @@ static void skip_rest(int from, const char *why)
 int main(void)
 {
 	long hot_n = HOT_MB * (1 << 20) / TIERS_PAGE, cold_n = COLD_MB * (1 << 20) / TIERS_PAGE;
+	long warm_n = WARM_MB * (1 << 20) / TIERS_PAGE;
+	long long node1_pfn, node1_pages, idle_read;
+	char *warm, stat[512], *p;
 	long long success0, cand0, back0, success, cand, back, cpu0, cpu;
 	long hot_up = 0, hot_up0, cold_up, cold_down, bad, downs;
 	char *hot, *cold, *hot2, *hot3, *hot4, *ballast, table[8192];
@@ -229,6 +243,47 @@ int main(void)
 	ktap_result(t90 >= 0, names[9]);
 
 	/*
+	 * 3b. idle: nothing hot on node 1 any more (the rest of the moved set
+	 * goes up within a pass or two), kpromoted1 samples it: the fewest
+	 * counts a pass read, over IDLE_S seconds
+	 */
+	if (tiers_node_span(1, &node1_pfn, &node1_pages))
+		node1_pages = -1;
+	idle_read = -1;
+	for (t_off = now_s(); now_s() - t_off < IDLE_S; usleep(250000)) {
+		long long r;
+
+		if (read_file(HCA_DIR "promote-stat", stat, sizeof(stat)) <= 0 ||
+		    !(p = strstr(stat, " read ")))
+			continue;
+		r = atoll(p + 6);
+		if (idle_read < 0 || r < idle_read)
+			idle_read = r;
+	}
+	ktap_diag("idle: the fewest counts a pass of kpromoted1 read in %d s: %lld; node 1 has %lld pages",
+		  IDLE_S, idle_read, node1_pages);
+	ktap_result(idle_read >= 0 && node1_pages > 0 && idle_read * 32 <= node1_pages, names[10]);
+
+	/* 3c. room on node 0: a set used lightly moves up too */
+	warm = tiers_alloc(1, warm_n, 7);
+	t90 = -1;
+	t_off = now_s();
+	while (warm && now_s() - t_off < LIMIT_S) {
+		long i;
+
+		for (i = 0; i < warm_n; i++)
+			(void)*(volatile uint64_t *)(warm + i * TIERS_PAGE);
+		usleep(200000);
+		if (tiers_on_node(warm, warm_n, hot_st, 0) >= warm_n * 9 / 10) {
+			t90 = now_s() - t_off;
+			break;
+		}
+	}
+	ktap_diag("room: 90%% of a %d MiB set read a word a page every 200 ms on node 0 after %.1f s",
+		  WARM_MB, t90);
+	ktap_result(t90 >= 0, names[11]);
+
+	/*
 	 * 4. node 0 full: a ballast as large as node 0's free memory,
 	 * preferring node 0 (what does not fit goes to node 1), then a new hot
 	 * set on node 1; it can move up only as kswapd demotes node 0's
@@ -250,8 +305,8 @@ int main(void)
 	dem = vmstat("pgdemote_kswapd") - dem0;
 	ktap_diag("node 0 full: 90%% of the hot set on node 0 after %.1f s, %ld of its pages seen going back down in it and %d s more; promoted %lld, demoted by kswapd %lld, demoted back in the period they moved up (pgdemote_counts_back) %lld",
 		  t90, downs, LINGER_S, success, dem, back);
-	ktap_result(t90 >= 0 && dem > 0, names[10]);
-	ktap_result(hot_up > 0 && downs * 10 <= hot_up, names[11]);
+	ktap_result(t90 >= 0 && dem > 0, names[12]);
+	ktap_result(hot_up > 0 && downs * 10 <= hot_up, names[13]);
 
 	/* 5. counts off: stock */
 	hca_counts(0);
@@ -264,15 +319,16 @@ int main(void)
 	hot_up = hot3 ? tiers_on_node(hot3, hot_n, hot_st, 1) : -1;
 	ktap_diag("counts off: %ld of %ld hot pages still on node 1, %lld promoted by counts",
 		  hot_up, hot_n, success);
-	ktap_result(hot3 && hot_up == hot_n && !success, names[12]);
+	ktap_result(hot3 && hot_up == hot_n && !success, names[14]);
 
 	/* every set read back only now: the reads would make all of it hot */
 	bad = tiers_check(hot, hot_n, 1) + tiers_check(cold, cold_n, 2) + tiers_check(hot2, hot_n, 3);
 	bad += (hot4 ? tiers_check(hot4, hot_n, 5) : 0) + (hot3 ? tiers_check(hot3, hot_n, 4) : 0);
 	bad += ballast ? tiers_check(ballast, ballast_n, 6) : 0;
+	bad += warm ? tiers_check(warm, warm_n, 7) : 0;
 	if (bad)
 		ktap_diag("%ld pages lost their pattern", bad);
-	ktap_result(!bad, names[13]);
+	ktap_result(!bad, names[15]);
 
 	return ktap_end();
 }
