@@ -25,7 +25,6 @@
 #define MPOL_DEFAULT 0
 #define MPOL_PREFERRED 1
 #define MPOL_BIND 2
-#define MPOL_INTERLEAVE 3
 
 /* the memory tier id of @nid, from memory_tiering's nodelists; -1 if none */
 static inline int tiers_node_tier(int nid)
@@ -66,16 +65,12 @@ static inline int tiers_node_tier(int nid)
 	return tier;
 }
 
-/* set_mempolicy(@mode) over the nodes of @mask (bit n for node n) */
-static inline long tiers_set_policy_mask(int mode, unsigned long mask)
-{
-	return syscall(SYS_set_mempolicy, mode, mode == MPOL_DEFAULT ? NULL : &mask,
-		       mode == MPOL_DEFAULT ? 0 : 8 * sizeof(mask) + 1);
-}
-
 static inline long tiers_set_policy(int mode, int node)
 {
-	return tiers_set_policy_mask(mode, 1UL << node);
+	unsigned long mask = 1UL << node;
+
+	return syscall(SYS_set_mempolicy, mode, mode == MPOL_DEFAULT ? NULL : &mask,
+		       mode == MPOL_DEFAULT ? 0 : 8 * sizeof(mask) + 1);
 }
 
 /*
@@ -112,6 +107,55 @@ static inline int tiers_node_span(int nid, long long *start_pfn, long long *mana
 	*start_pfn = start;
 	*managed = sum;
 	return 0;
+}
+
+/*
+ * Move every other page of @pid's private anonymous writable mappings to
+ * @node (move_pages(2); a huge page goes whole): its data spilled over two
+ * nodes, whatever its memory policy. The pages now on @node, or -1.
+ */
+static inline long tiers_spill(int pid, int node)
+{
+	unsigned long lo, hi, addr, inode, cap = 1 << 16;
+	void **pages = malloc(cap * sizeof(*pages));
+	int *nodes = NULL, *status = NULL;
+	char path[64], line[512], perms[8];
+	long i, n = 0, nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && pages && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %*x %*s %lu", &lo, &hi, perms, &inode) != 4 ||
+		    strncmp(perms, "rw", 2) || perms[3] != 'p' || inode)
+			continue;
+		for (addr = lo; addr < hi; addr += 2 * TIERS_PAGE) {
+			if (n == (long)cap) {
+				void **more = realloc(pages, 2 * cap * sizeof(*pages));
+
+				if (!more)
+					break;
+				pages = more;
+				cap *= 2;
+			}
+			pages[n++] = (void *)addr;
+		}
+	}
+	if (f)
+		fclose(f);
+	nodes = malloc((n + 1) * sizeof(*nodes));
+	status = malloc((n + 1) * sizeof(*status));
+	if (pages && nodes && status) {
+		for (i = 0; i < n; i++)
+			nodes[i] = node;
+		if (!syscall(SYS_move_pages, pid, n, pages, nodes, status, 2 /* MPOL_MF_MOVE */))
+			for (i = 0, nr = 0; i < n; i++)
+				nr += status[i] == node;
+	}
+	free(pages);
+	free(nodes);
+	free(status);
+	return nr;
 }
 
 /* the nodes of the @n pages from @buf into @status; the pages on @node */
