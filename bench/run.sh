@@ -72,8 +72,9 @@
 #                          slow memory tier that moves, in guests with
 #                          one (HWAGE_TIERS=512M); compare base (no
 #                          promotion), hca (kpromoted by the counts) and
-#                          nb-tiering; tiers-mc: memcached interleaved
-#                          over both tiers, scored by the share of all
+#                          nb-tiering; tiers-mc: memcached with every other page
+#                          of its memory moved to node 1 after its load,
+#                          scored by the share of all
 #                          accesses node 0 served, from the emulator's
 #                          ground truth (bench/tier-share.sh))
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
