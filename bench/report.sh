@@ -70,6 +70,13 @@ function pv(x) { return (x == "" || x == "-") ? "NaN" : x }
 function per(x, y) { return (x == "" || y == "" || y + 0 <= 0) ? "" : x / y }
 # a column shown and not -1 (bench.c: absent)
 function has(name) { return col(name) != "" && col(name) + 0 >= 0 }
+# a markdown table: a line, its title, a line, its header and the separator
+function table(title, head,    sep, n, i) {
+	print ""; print title; print ""; print head
+	n = gsub(/\|/, "|", head) - 1; sep = "|"
+	for (i = 0; i < n; i++) sep = sep "---|"
+	print sep
+}
 # medians over the runs of the isolate lru_lock hold p99 and max, in us
 function holds(key,    a, b) { a = med(key, "hold_p99"); b = med(key, "hold_max"); if (a == "" || b == "") return "-"; return fmt(a) "/" fmt(b) }
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -192,11 +199,8 @@ END {
 			pv(rmid[k, "ops"]), pv(rlo[k, "ops"]), pv(rhi[k, "ops"]),
 			pv(rmid[k, "rf_kop"]), pv(rlo[k, "rf_kop"]), pv(rhi[k, "rf_kop"]) > pf
 	}
-	print ""
-	print "Per unit of work (medians; kop = 1000 operations, reclaimed = pgsteal):"
-	print ""
-	print "| target | workload | pressure | config | refaults/kop | vs base [95% CI] | differs | major faults/kop | swap-ins/kop | scanned/reclaimed | aging ns/reclaimed | vs base [95% CI] | differs | look-around ns/reclaimed | counts ns/reclaimed | reading cost ns/reclaimed | vs base [95% CI] | differs | isolate hold p99/max us |"
-	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	table("Per unit of work (medians; kop = 1000 operations, reclaimed = pgsteal):",
+	      "| target | workload | pressure | config | refaults/kop | vs base [95% CI] | differs | major faults/kop | swap-ins/kop | scanned/reclaimed | aging ns/reclaimed | vs base [95% CI] | differs | look-around ns/reclaimed | counts ns/reclaimed | reading cost ns/reclaimed | vs base [95% CI] | differs | isolate hold p99/max us |")
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]; split(k, f, "|")
 		b = f[1] "|" f[2] "|" f[3] "|base"
@@ -208,11 +212,8 @@ END {
 			cell(k, "counts_rec"), cell(k, "read_rec"), r3, real[k, "read_rec"], holds(k)
 	}
 	if (thp) {
-		print ""
-		print "Huge pages (workload thp, w-thp: at the end of the measured run, in pages; major faults of the run, all on hot pages; reclaim to the limit: the write of memory.max; counts read per huge page by the eviction):"
-		print ""
-		print "| target | pressure | config | resident | vs base [95% CI] | differs | hot pages kept | mapped huge | major faults | vs base [95% CI] | differs | reclaim to the limit ms | ns per huge page read |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		table("Huge pages (workload thp, w-thp: at the end of the measured run, in pages; major faults of the run, all on hot pages; reclaim to the limit: the write of memory.max; counts read per huge page by the eviction):",
+		      "| target | pressure | config | resident | vs base [95% CI] | differs | hot pages kept | mapped huge | major faults | vs base [95% CI] | differs | reclaim to the limit ms | ns per huge page read |")
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
 			if (f[2] != "thp") continue
@@ -223,11 +224,8 @@ END {
 				cell(k, "hot_kept"), cell(k, "huge"), cell(k, "majflt"), r2, real[k, "majflt"],
 				cell(k, "limit_ms"), cell(k, "thp_ns")
 		}
-		print ""
-		print "Huge pages, by region (workload thp: cold pages freed: of the cold pages of the sparse and cluster regions, the share not resident after the run; even kept huge: the share of the pages of the even region still mapped huge; faults while reclaiming: major faults on hot pages during the write of memory.max, through which the reads go on; splits: thp_sparse_split (by the counts) of thp_split_page (all)):"
-		print ""
-		print "| target | pressure | config | cold pages freed | even kept huge | faults while reclaiming | major faults, total | splits by counts | splits, all |"
-		print "|---|---|---|---|---|---|---|---|---|"
+		table("Huge pages, by region (workload thp: cold pages freed: of the cold pages of the sparse and cluster regions, the share not resident after the run; even kept huge: the share of the pages of the even region still mapped huge; faults while reclaiming: major faults on hot pages during the write of memory.max, through which the reads go on; splits: thp_sparse_split (by the counts) of thp_split_page (all)):",
+		      "| target | pressure | config | cold pages freed | even kept huge | faults while reclaiming | major faults, total | splits by counts | splits, all |")
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
 			if (f[2] != "thp") continue
@@ -239,11 +237,8 @@ END {
 		}
 	}
 	if (coll) {
-		print ""
-		print "Collapse (workload thp-collapse, w-thp -b: the regions faulted in as base pages, handed to khugepaged (woken every 50 ms) once their counts are mature, no limit; pages mapped huge after the run, of 4 regions; the CPU time of khugepaged over the run):"
-		print ""
-		print "| target | config | runs | even kept huge | pages mapped huge | collapsed | left uneven | khugepaged ms | ops/s |"
-		print "|---|---|---|---|---|---|---|---|---|"
+		table("Collapse (workload thp-collapse, w-thp -b: the regions faulted in as base pages, handed to khugepaged (woken every 50 ms) once their counts are mature, no limit; pages mapped huge after the run, of 4 regions; the CPU time of khugepaged over the run):",
+		      "| target | config | runs | even kept huge | pages mapped huge | collapsed | left uneven | khugepaged ms | ops/s |")
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
 			if (f[2] != "thp-collapse") continue
@@ -253,11 +248,8 @@ END {
 		}
 	}
 	if (tiers) {
-		print ""
-		print "Promotion across memory tiers (workload tiers, w-tiers: a 16 MiB hot set read at random and a 48 MiB cold set start on the slow node 1; after the phase the hot set moves to another 16 MiB; share: the mean over the seconds of a phase of the hot set on node 0, the share of its reads node 0 served, the best placement being 1; t90: seconds until 90% of it was there (-1: never); precision: of the workload pages on node 0 at the end of phase a, the share of the hot set; CPU: kpromoted1 (its utime and stime) plus the workload system time (hint faults), over the run, one vCPU (bench/run.sh says why); above base: less the median of base, which promotes nothing (the workload own faults and move_pages() queries), in all and per page promoted (pgpromote_success); vs nb-tiering: ratio of medians with its 95% bootstrap interval; kpromoted rounds: the CPU time in its rounds (promote-stat busy_ns) and the part of it spent migrating pages (move_ns); the rest is reading counts and isolating):"
-		print ""
-		print "| target | config | runs | share a | vs nb-tiering | t90 a s | share b (moved) | vs nb-tiering | t90 b s | precision | cold pages up | promoted | CPU ms | above base | ns per page promoted, above base | vs nb-tiering | kpromoted rounds ms | of it migrating ms |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		table("Promotion across memory tiers (workload tiers, w-tiers: a 16 MiB hot set read at random and a 48 MiB cold set start on the slow node 1; after the phase the hot set moves to another 16 MiB; share: the mean over the seconds of a phase of the hot set on node 0, the share of its reads node 0 served, the best placement being 1; t90: seconds until 90% of it was there (-1: never); precision: of the workload pages on node 0 at the end of phase a, the share of the hot set; CPU: kpromoted1 (its utime and stime) plus the workload system time (hint faults), over the run, one vCPU (bench/run.sh says why); above base: less the median of base, which promotes nothing (the workload own faults and move_pages() queries), in all and per page promoted (pgpromote_success); vs nb-tiering: ratio of medians with its 95% bootstrap interval; kpromoted rounds: the CPU time in its rounds (promote-stat busy_ns) and the part of it spent migrating pages (move_ns); the rest is reading counts and isolating):",
+		      "| target | config | runs | share a | vs nb-tiering | t90 a s | share b (moved) | vs nb-tiering | t90 b s | precision | cold pages up | promoted | CPU ms | above base | ns per page promoted, above base | vs nb-tiering | kpromoted rounds ms | of it migrating ms |")
 		# the CPU above the median of base (move_pages() queries, faults), per page
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
@@ -283,11 +275,8 @@ END {
 		}
 	}
 	if (tmc) {
-		print ""
-		print "Memcached over both tiers (workload tiers-mc: after its load, every other page of its memory moved to the slow node 1 (move_pages), node 0 with room for all of it; after the load, 4 runs of the Zipfian load, a ground-truth snapshot around each; share: of all accesses in a run (the emulator counts every CPU access by page), the share node 0 served, mean over the runs; best: the share with the most accessed pages on node 0, as many as it manages; movable: the same with the pages of node 1 on no LRU list (slab, page tables: no promotion moves them) left there, the best page migration can reach; of best, of movable: share / best and share / movable per boot, then the median over the boots; last run: the same in the last of the 4 runs; vs nb-tiering: ratio of medians with its 95% bootstrap interval; memcached sys: the system time of its cgroup (hint faults and scans are charged there)):"
-		print ""
-		print "| target | config | runs | ops/s | vs nb-tiering | share | best | movable | of best | of movable | vs nb-tiering | of movable, last run | promoted | kpromoted ms | memcached sys ms |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+		table("Memcached over both tiers (workload tiers-mc: after its load, every other page of its memory moved to the slow node 1 (move_pages), node 0 with room for all of it; after the load, 4 runs of the Zipfian load, a ground-truth snapshot around each; share: of all accesses in a run (the emulator counts every CPU access by page), the share node 0 served, mean over the runs; best: the share with the most accessed pages on node 0, as many as it manages; movable: the same with the pages of node 1 on no LRU list (slab, page tables: no promotion moves them) left there, the best page migration can reach; of best, of movable: share / best and share / movable per boot, then the median over the boots; last run: the same in the last of the 4 runs; vs nb-tiering: ratio of medians with its 95% bootstrap interval; memcached sys: the system time of its cgroup (hint faults and scans are charged there)):",
+		      "| target | config | runs | ops/s | vs nb-tiering | share | best | movable | of best | of movable | vs nb-tiering | of movable, last run | promoted | kpromoted ms | memcached sys ms |")
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
 			if (f[2] != "tiers-mc") continue
@@ -300,11 +289,8 @@ END {
 	}
 	for (i = 1; i <= nk; i++) if (cnt[keys[i], "thp_share"]) share = 1
 	if (share) {
-		print ""
-		print "Huge page coverage (anon_thp over anon of the memory cgroup of the workload at the end of the measurement; THP is on, always, in these guests):"
-		print ""
-		print "| target | workload | pressure | config | anonymous memory in huge pages |"
-		print "|---|---|---|---|---|"
+		table("Huge page coverage (anon_thp over anon of the memory cgroup of the workload at the end of the measurement; THP is on, always, in these guests):",
+		      "| target | workload | pressure | config | anonymous memory in huge pages |")
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
 			if (!cnt[k, "thp_share"]) continue
@@ -316,11 +302,8 @@ END {
 	for (k in mems) { split(k, g, SUBSEP); nmem[g[1]]++ }
 	for (a in nmem) if (nmem[a] > 1) sweep = 1
 	if (sweep) {
-		print ""
-		print "Scale sweep (guest memory, workloads scaled alike; medians, worst hold: the longest of all runs):"
-		print ""
-		print "| target | memory | workload | pressure | config | runs | ops/s | aging ns/reclaimed | reading cost ns/reclaimed | isolate hold p99 us | worst isolate hold us |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|"
+		table("Scale sweep (guest memory, workloads scaled alike; medians, worst hold: the longest of all runs):",
+		      "| target | memory | workload | pressure | config | runs | ops/s | aging ns/reclaimed | reading cost ns/reclaimed | isolate hold p99 us | worst isolate hold us |")
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
 			if (nmem[rawarch[k]] < 2) continue
@@ -336,11 +319,8 @@ END {
 		}
 		for (sf in sweepcfgs) print substr(sweepcfgs[sf], 2) > (sf ".configs")
 	}
-	print ""
-	print "The boots (host wall-clock seconds per boot, median (min-max); the guest clock):"
-	print ""
-	print "| target | config | boots | wall s | clock |"
-	print "|---|---|---|---|---|"
+	table("The boots (host wall-clock seconds per boot, median (min-max); the guest clock):",
+	      "| target | config | boots | wall s | clock |")
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]; split(k, f, "|")
 		# one line per target and configuration: every measurement of a
