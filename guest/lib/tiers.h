@@ -65,6 +65,20 @@ static inline int tiers_node_tier(int nid)
 	return tier;
 }
 
+/*
+ * The number after @key (" busy_ns ") in kpromoted1's line of
+ * /sys/kernel/debug/hca/promote-stat (patch 23), or -1
+ */
+static inline long long tiers_promote_stat(const char *key)
+{
+	char stat[512], *p;
+
+	if (read_file("/sys/kernel/debug/hca/promote-stat", stat, sizeof(stat)) <= 0 ||
+	    !(p = strstr(stat, key)))
+		return -1;
+	return atoll(p + strlen(key));
+}
+
 static inline long tiers_set_policy(int mode, int node)
 {
 	unsigned long mask = 1UL << node;

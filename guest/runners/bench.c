@@ -328,25 +328,48 @@ static long long res_field(const char *res, const char *key)
 }
 
 /*
- * The five pages of node 1 (from @start, @n pages) with the most accesses
- * by their counts (/sys/kernel/debug/hca/pfn), with their page flags
- * (/proc/kpageflags: LRU, ANON, THP, SLAB, ...) as diagnostics: what of
- * node 1 stays hot.
+ * One scan of node 1 (from @start, @n pages) through /proc/kpageflags, as
+ * diagnostics and for the host's scoring: the pages in use but on no LRU
+ * list (slab, page tables, kernel stacks: no promotion can move them), as
+ * "hwage-tiers-pinned A-B ..." lines of pfn ranges, for
+ * bench/tier-share.sh's best placement page migration can reach; and the
+ * five pages in use with the most accesses by their counts
+ * (/sys/kernel/debug/hca/pfn), with their page flags: what of node 1
+ * stays hot.
  */
-static void tiers_hottest(long long start, long long n)
+static void tiers_node1_census(long long start, long long n)
 {
 	static const char *const names[] = { [5] = "lru", [7] = "slab", [10] = "buddy",
 		[11] = "mmap", [12] = "anon", [15] = "head", [16] = "tail", [17] = "huge",
 		[22] = "thp", [26] = "pgtable" };
 	long long best[5][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
-	uint64_t flags;
-	char buf[128];
-	long long i, h;
-	int fd, j, k;
+	long long i, h, from = -1, nr = 0;
+	uint64_t flags, bflags[5] = { 0 };
+	char buf[128], line[1024];
+	int fd, j, k, m = 0;
 
 	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	for (i = start; fd >= 0 && i < start + n; i++) {
-		if (pread(fd, &flags, sizeof(flags), i * 8) != sizeof(flags) || (flags & 1ULL << 10))
+	if (fd < 0)
+		return;
+	for (i = start; i <= start + n; i++) {
+		/* in use: not free (buddy), a page frame (not nopage) */
+		int used = i < start + n &&
+			   pread(fd, &flags, sizeof(flags), i * 8) == sizeof(flags) &&
+			   !(flags & (1ULL << 10 | 1ULL << 20)) && flags;
+		int pinned = used && !(flags & 1ULL << 5);
+
+		if (pinned && from < 0)
+			from = i;
+		if (!pinned && from >= 0) {
+			if (m > (int)sizeof(line) - 48) {
+				printf("hwage-tiers-pinned%s\n", line);
+				m = 0;
+			}
+			m += snprintf(line + m, sizeof(line) - m, " %lld-%lld", from, i - 1);
+			nr += i - from;
+			from = -1;
+		}
+		if (!used)
 			continue;
 		snprintf(buf, sizeof(buf), "%lld", i);
 		if (write_file(HCA_PFN, buf) || read_file(HCA_PFN, buf, sizeof(buf)) <= 0 ||
@@ -357,62 +380,23 @@ static void tiers_hottest(long long start, long long n)
 		if (j == 5)
 			continue;
 		memmove(best[j + 1], best[j], (4 - j) * sizeof(best[0]));
+		memmove(bflags + j + 1, bflags + j, (4 - j) * sizeof(bflags[0]));
 		best[j][0] = i;
 		best[j][1] = h;
+		bflags[j] = flags;
 	}
-	for (j = 0; fd >= 0 && j < 5 && best[j][0] >= 0; j++) {
-		int m = 0;
-
-		flags = 0;
-		pread(fd, &flags, sizeof(flags), best[j][0] * 8);
+	close(fd);
+	if (m)
+		printf("hwage-tiers-pinned%s\n", line);
+	printf("# tiers-mc: %lld pages of node 1 in use on no LRU list\n", nr);
+	for (j = 0; j < 5 && best[j][0] >= 0; j++) {
+		m = 0;
 		for (k = 0; k < 27; k++)
-			if (flags & 1ULL << k && names[k])
+			if (bflags[j] & 1ULL << k && names[k])
 				m += snprintf(buf + m, sizeof(buf) - m, "%s%s", m ? "," : "", names[k]);
 		printf("# tiers-mc: hot on node 1: pfn %lld hotness %lld flags %s\n", best[j][0],
 		       best[j][1], m ? buf : "-");
 	}
-	if (fd >= 0)
-		close(fd);
-}
-
-/*
- * The pages of node 1 (from @start, @n pages) in use but on no LRU list
- * (slab, page tables, kernel stacks: no promotion can move them), as
- * "hwage-tiers-pinned A-B ..." lines of pfn ranges, for the host's
- * bench/tier-share.sh: the best placement page migration can reach leaves
- * them where they are.
- */
-static void tiers_pinned(long long start, long long n)
-{
-	long long i, from = -1, nr = 0;
-	char line[1024];
-	uint64_t flags;
-	int fd, m = 0;
-
-	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	for (i = start; i <= start + n; i++) {
-		int pinned = i < start + n &&
-			     pread(fd, &flags, sizeof(flags), i * 8) == sizeof(flags) &&
-			     !(flags & (1ULL << 10 | 1ULL << 5 | 1ULL << 20)) && flags;
-
-		if (pinned && from < 0)
-			from = i;
-		if (pinned || from < 0)
-			continue;
-		if (m > (int)sizeof(line) - 48) {
-			printf("hwage-tiers-pinned%s\n", line);
-			m = 0;
-		}
-		m += snprintf(line + m, sizeof(line) - m, " %lld-%lld", from, i - 1);
-		nr += i - from;
-		from = -1;
-	}
-	if (m)
-		printf("hwage-tiers-pinned%s\n", line);
-	printf("# tiers-mc: %lld pages of node 1 in use on no LRU list\n", nr);
-	close(fd);
 }
 
 /*
@@ -501,8 +485,7 @@ static void tiers_mc(const char *config, const char *secs)
 	if (read_file(HCA_DIR "promote-stat", one, sizeof(one)) > 0)
 		printf("# promote-stat: %s", one);
 	report(config, "tiers-mc", "1", 0, cg_read(CG, "memory.current"), res, st, &s0, NULL);
-	tiers_hottest(node1_pfn, node1_pages);
-	tiers_pinned(node1_pfn, node1_pages);
+	tiers_node1_census(node1_pfn, node1_pages);
 	mc_stop(mc);
 }
 

@@ -141,7 +141,7 @@ int main(void)
 	long hot_n = HOT_MB * (1 << 20) / TIERS_PAGE, cold_n = COLD_MB * (1 << 20) / TIERS_PAGE;
 	long warm_n = WARM_MB * (1 << 20) / TIERS_PAGE;
 	long long node1_pfn, node1_pages, idle_read;
-	char *warm, stat[512], *p;
+	char *warm;
 	long long success0, cand0, back0, success, cand, back, cpu0, cpu;
 	long hot_up = 0, hot_up0, cold_up, cold_down, bad, downs;
 	char *hot, *cold, *hot2, *hot3, *hot4, *ballast, table[8192];
@@ -251,13 +251,9 @@ int main(void)
 		node1_pages = -1;
 	idle_read = -1;
 	for (t_off = now_s(); now_s() - t_off < IDLE_S; usleep(250000)) {
-		long long r;
+		long long r = tiers_promote_stat(" read ");
 
-		if (read_file(HCA_DIR "promote-stat", stat, sizeof(stat)) <= 0 ||
-		    !(p = strstr(stat, " read ")))
-			continue;
-		r = atoll(p + 6);
-		if (idle_read < 0 || r < idle_read)
+		if (r >= 0 && (idle_read < 0 || r < idle_read))
 			idle_read = r;
 	}
 	ktap_diag("idle: the fewest counts a pass of kpromoted1 read in %d s: %lld; node 1 has %lld pages",

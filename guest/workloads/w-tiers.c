@@ -43,17 +43,6 @@
 
 #include "tiers.h"
 
-/* the field @key (" busy_ns ") of kpromoted1 in promote-stat (patch 23), or -1 */
-static long long stat_ns(const char *key)
-{
-	char stat[512], *p;
-
-	if (read_file("/sys/kernel/debug/hca/promote-stat", stat, sizeof(stat)) <= 0 ||
-	    !(p = strstr(stat, key)))
-		return -1;
-	return atoll(p + strlen(key));
-}
-
 static double phase(const char *name, char *buf, long n, int *st, int secs, uint64_t *rng,
 		    long long *reads, double *share)
 {
@@ -123,8 +112,8 @@ int main(int argc, char **argv)
 	pro0 = vmstat("pgpromote_success");
 	cand0 = vmstat("pgpromote_counts_candidate");
 	fail0 = vmstat("pgpromote_counts_fail");
-	busy0 = stat_ns(" busy_ns ");
-	move0 = stat_ns(" move_ns ");
+	busy0 = tiers_promote_stat(" busy_ns ");
+	move0 = tiers_promote_stat(" move_ns ");
 	kp0 = kp > 0 ? task_cpu_ns(kp) : 0;
 	sys0 = tiers_sys_ns();
 	t0 = now_s();
@@ -144,8 +133,8 @@ int main(int argc, char **argv)
 	       vmstat("pgpromote_counts_candidate") - cand0, vmstat("pgpromote_counts_fail") - fail0,
 	       vmstat("pgpromote_success") - pro0,
 	       kp > 0 ? (task_cpu_ns(kp) - kp0) / 1e6 : 0.0,
-	       busy0 >= 0 ? (stat_ns(" busy_ns ") - busy0) / 1e6 : -1.0,
-	       move0 >= 0 ? (stat_ns(" move_ns ") - move0) / 1e6 : -1.0,
+	       busy0 >= 0 ? (tiers_promote_stat(" busy_ns ") - busy0) / 1e6 : -1.0,
+	       move0 >= 0 ? (tiers_promote_stat(" move_ns ") - move0) / 1e6 : -1.0,
 	       (tiers_sys_ns() - sys0) / 1e6,
 	       reads / (now_s() - t0), errors);
 	return errors ? 1 : 0;
