@@ -28,6 +28,8 @@
  *   nb-tiering     as base, with NUMA balancing's tiering mode
  *                  (numa_balancing=2: promotion by hint faults), for the
  *                  tiers workload
+ *   kp-faults      nb-tiering with its hint faults recorded for kpromoted,
+ *                  which promotes by them (promote-faults=1), counts off
  *   unconstrained  as base, with no memory limit: the ceiling
  */
 #ifndef HWAGE_WORKLOAD_H
@@ -68,8 +70,9 @@
  * (the default) for the others; walk-refs: 1 for hca-tiers (promotions
  * counted in the folios' tiers), 0 (the default) for the others;
  * walk-once-per-window: 0 for hca-everywalk, 1 (the default) for the
- * others; numa_balancing: 2 for nb-tiering, 0 (off, the default here) for
- * the others;
+ * others; numa_balancing: 2 for nb-tiering and kp-faults, 0 (off, the
+ * default here) for the others; promote-faults: 1 for kp-faults, 0 (the
+ * default) for the others;
  * thp-split-hot and thp-collapse-hot: WL_THP_HOT for hca-thp, N for
  * hca-thpN, 0 (the default, off) for the others.
  */
@@ -81,7 +84,7 @@ static inline int wl_config(const char *config)
 	int kmeans = !strcmp(config, "hca-kmeans"), thp = !strncmp(config, "hca-thp", 7);
 	const char *thp_hot = thp && config[7] ? config + 7 : WL_THP_HOT;
 	int everywalk = !strcmp(config, "hca-everywalk");
-	int nbt = !strcmp(config, "nb-tiering");
+	int kpf = !strcmp(config, "kp-faults"), nbt = kpf || !strcmp(config, "nb-tiering");
 	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
 		     prevgen || tiers || gap || kmeans || linear || share || thp || everywalk;
 
@@ -107,8 +110,10 @@ static inline int wl_config(const char *config)
 		return -1;
 	if (hca_knob("thp-collapse-hot", thp ? thp_hot : "0") && thp)
 		return -1;
-	/* without CONFIG_NUMA_BALANCING only nb-tiering needs the file */
+	/* without CONFIG_NUMA_BALANCING only nb-tiering and kp-faults need the file */
 	if (write_file("/proc/sys/kernel/numa_balancing", nbt ? "2" : "0") && nbt)
+		return -1;
+	if (hca_knob("promote-faults", kpf ? "1" : "0") && kpf)
 		return -1;
 	return 0;
 }

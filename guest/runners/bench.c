@@ -9,7 +9,7 @@
  *
  * Kernel command line:
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
- *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|unconstrained
+ *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|kp-faults|unconstrained
  *                            (base; see lib/workload.h)
  *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers,tiers-mc   (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
@@ -297,7 +297,7 @@ static void thp_collapse(const char *config, const char *secs)
  * no limit (the pressure is not used): a hot set on node 1 that moves
  * after secs; what moves it up is the configuration's: nothing (base),
  * kpromoted by the counts (hca), NUMA balancing's tiering mode
- * (nb-tiering).
+ * (nb-tiering), kpromoted by nb-tiering's hint faults (kp-faults).
  */
 static void tiers(const char *config, const char *secs)
 {

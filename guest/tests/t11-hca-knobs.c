@@ -37,6 +37,7 @@ static const struct knob knobs[] = {
 	{ "promote-sample-pages", { "1", "4096", "64" }, { "0", "4097" } },
 	{ "promote-rate-limit-mbps", { "0", "1048576", "256" }, { "1048577" } },
 	{ "promote-hysteresis-pct", { "0", "1000", "25" }, { "1001" } },
+	{ "promote-faults", { "1", "0" }, { "2" } },
 };
 
 /* bad whatever the knob: not a number, signed, junk, empty, overlong */

@@ -31,7 +31,13 @@
  *   5. with counter aging off, a new hot set on node 1 stays there and
  *      nothing is promoted by counts: stock behaviour;
  *   6. every page of every set, the ballast too, read back intact (only
- *      at the end: reading it all makes all of it hot).
+ *      at the end: reading it all makes all of it hot);
+ *   7. NUMA hint faults as the source, the counts still off: with NUMA
+ *      balancing's tiering mode and promote-faults, the ballast freed, a
+ *      new hot set on node 1 moves up, 90% of it within LIMIT_S seconds,
+ *      by kpromoted1 (pgpromote_counts_success) rather than in the fault
+ *      path, and the cold set, which nothing reads, stays; the new set
+ *      read back intact. Skipped on a kernel without NUMA balancing.
  *
  * The figures go to the log as diagnostics: the share of the hot set's
  * reads that node 0 serves, each second (the reads are uniform over the
@@ -65,7 +71,7 @@
 #define LINGER_S 3
 #define WARM_MB 4
 #define IDLE_S 10
-#define NR_TESTS 16
+#define NR_TESTS 18
 
 static const char *names[NR_TESTS] = {
 	"node 1 is in a lower memory tier than node 0",
@@ -84,6 +90,8 @@ static const char *names[NR_TESTS] = {
 	"ping-pong bounded: hot pages back down <= 10% of those up",
 	"counts off: the hot set stays on node 1, nothing promoted",
 	"no byte lost",
+	"hint faults, counts off: 90% of a hot set moves up, by kpromoted1",
+	"hint faults: the cold set stays on node 1, the hot set intact",
 };
 
 /*
@@ -144,7 +152,7 @@ int main(void)
 	char *warm;
 	long long success0, cand0, back0, success, cand, back, cpu0, cpu;
 	long hot_up = 0, hot_up0, cold_up, cold_down, bad, downs;
-	char *hot, *cold, *hot2, *hot3, *hot4, *ballast, table[8192];
+	char *hot, *cold, *hot2, *hot3, *hot4, *hot5, *ballast, table[8192];
 	long long free_kb, dem0, dem;
 	long ballast_n;
 	int *hot_st, *cold_st, pid, t0, t1, ok;
@@ -325,6 +333,28 @@ int main(void)
 	if (bad)
 		ktap_diag("%ld pages lost their pattern", bad);
 	ktap_result(!bad, names[15]);
+
+	/* 7. hint faults as the source, the counts still off */
+	if (ballast)
+		munmap(ballast, ballast_n * TIERS_PAGE);
+	if (write_file("/proc/sys/kernel/numa_balancing", "2")) {
+		skip_rest(16, "no NUMA balancing (CONFIG_NUMA_BALANCING)");
+		return ktap_end();
+	}
+	ok = !hca_knob("promote-faults", "1");
+	hot5 = tiers_alloc(1, hot_n, 8);
+	success0 = vmstat("pgpromote_counts_success");
+	t90 = ok && hot5 ? converge("hint faults", hot5, hot_n, hot_st, LIMIT_S, 0, &rng,
+				    &hot_up, &downs) : -1;
+	success = vmstat("pgpromote_counts_success") - success0;
+	cold_down = tiers_on_node(cold, cold_n, cold_st, 1);
+	hca_knob("promote-faults", "0");
+	write_file("/proc/sys/kernel/numa_balancing", "0");
+	ktap_diag("hint faults: 90%% of the hot set on node 0 after %.1f s, %ld pages up, %lld promoted by kpromoted1; cold set on node 1: %ld of %ld",
+		  t90, hot_up, success, cold_down, cold_n);
+	ktap_result(t90 >= 0 && success >= hot_up * 9 / 10, names[16]);
+	bad = hot5 ? tiers_check(hot5, hot_n, 8) : -1;
+	ktap_result(hot5 && !bad && cold_down >= cold_n * 9 / 10, names[17]);
 
 	return ktap_end();
 }
