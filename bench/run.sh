@@ -58,6 +58,9 @@
 #   kp-faults      nb-tiering's hint faults recorded for kpromoted, which
 #                  promotes by them (promote-faults=1; counts off): the
 #                  hotness layer's second source, for the tiers workload
+#   damon-hot      base with DAMON's DAMOS migrate_hot from node 1 to node 0
+#                  (paddr, default intervals, regions used in 1 of 20
+#                  samples, 256 MiB/s), for the tiers workload
 #   unconstrained  no memory limit: the ceiling
 #
 # Settings (environment):
@@ -75,7 +78,7 @@
 #                          slow memory tier that moves, in guests with
 #                          one (HWAGE_TIERS=512M); compare base (no
 #                          promotion), hca (kpromoted by the counts),
-#                          nb-tiering and kp-faults; tiers-mc: memcached with every other page
+#                          nb-tiering, kp-faults and damon-hot; tiers-mc: memcached with every other page
 #                          of its memory moved to node 1 after its load,
 #                          scored by the share of all
 #                          accesses node 0 served, from the emulator's
@@ -135,8 +138,8 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|hca-everywalk|nb-tiering|kp-faults|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) hca-everywalk nb-tiering kp-faults unconstrained)" ;;
+	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|hca-everywalk|nb-tiering|kp-faults|damon-hot|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) hca-everywalk nb-tiering kp-faults damon-hot unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "damon.h"
 #include "util.h"
 
 #define TIERS_PAGE 4096UL
@@ -66,6 +67,25 @@ static inline int tiers_node_tier(int nid)
 }
 
 /*
+ * The pages moved up to node 0 so far, by whatever moves them: NUMA
+ * balancing and kpromoted count them in pgpromote_success; DAMOS
+ * migrate_hot (the bench's damon-hot) does not, its scheme's sz_applied
+ * does
+ */
+static inline long long tiers_promoted(void)
+{
+	return vmstat("pgpromote_success") + damon_applied_bytes() / sysconf(_SC_PAGESIZE);
+}
+
+/* the CPU time of the promotion threads that run (kpromoted1, kdamond 0), in ns */
+static inline long long tiers_promoters_cpu_ns(void)
+{
+	int kp = thread_pid("kpromoted1"), kd = damon_pid();
+
+	return (kp > 0 ? task_cpu_ns(kp) : 0) + (kd > 0 ? task_cpu_ns(kd) : 0);
+}
+
+/*
  * The number after @key (" busy_ns ") in kpromoted1's line of
  * /sys/kernel/debug/hca/promote-stat (patch 23), or -1
  */
@@ -89,12 +109,14 @@ static inline long tiers_set_policy(int mode, int node)
 
 /*
  * The first page frame number of node @nid and the pages its zones manage,
- * from /proc/zoneinfo; 0, or -1 if the node has no zone with pages.
+ * from /proc/zoneinfo, and if @end_pfn is not NULL the frame after its
+ * last; 0, or -1 if the node has no zone with pages.
  */
-static inline int tiers_node_span(int nid, long long *start_pfn, long long *managed)
+static inline int tiers_node_span(int nid, long long *start_pfn, long long *managed,
+				  long long *end_pfn)
 {
 	FILE *f = fopen("/proc/zoneinfo", "r");
-	long long v, start = -1, spanned = 0, sum = 0;
+	long long v, start = -1, end = -1, spanned = 0, sum = 0;
 	char line[256];
 	int node = -1;
 
@@ -107,19 +129,24 @@ static inline int tiers_node_span(int nid, long long *start_pfn, long long *mana
 		}
 		if (node != nid)
 			continue;
-		if (sscanf(line, " spanned %lld", &v) == 1)
+		if (sscanf(line, " spanned %lld", &v) == 1) {
 			spanned = v;
-		else if (sscanf(line, " managed %lld", &v) == 1)
+		} else if (sscanf(line, " managed %lld", &v) == 1) {
 			sum += v;
-		else if (sscanf(line, " start_pfn: %lld", &v) == 1 && spanned &&
-			 (start < 0 || v < start))
-			start = v;
+		} else if (sscanf(line, " start_pfn: %lld", &v) == 1 && spanned) {
+			if (start < 0 || v < start)
+				start = v;
+			if (v + spanned > end)
+				end = v + spanned;
+		}
 	}
 	fclose(f);
 	if (start < 0)
 		return -1;
 	*start_pfn = start;
 	*managed = sum;
+	if (end_pfn)
+		*end_pfn = end;
 	return 0;
 }
 

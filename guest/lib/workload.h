@@ -30,6 +30,8 @@
  *                  tiers workload
  *   kp-faults      nb-tiering with its hint faults recorded for kpromoted,
  *                  which promotes by them (promote-faults=1), counts off
+ *   damon-hot      as base, with DAMON's migrate_hot moving node 1's hot
+ *                  regions to node 0 (wl_damon_hot())
  *   unconstrained  as base, with no memory limit: the ceiling
  */
 #ifndef HWAGE_WORKLOAD_H
@@ -56,8 +58,27 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "damon.h"
 #include "hca.h"
+#include "tiers.h"
 #include "util.h"
+
+/*
+ * damon-hot: kdamond 0 on node 1's physical addresses, DAMOS migrate_hot
+ * to node 0 of the regions accessed in at least 1 of the 20 samples of an
+ * aggregation (any use: the others promote whatever is used while node 0
+ * has room), at most 256 MiB a second (kpromoted's rate limit); 0, or -1
+ * without a node 1 or if DAMON refuses it
+ */
+static inline int wl_damon_hot(void)
+{
+	long long start, managed, end;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (tiers_node_span(1, &start, &managed, &end))
+		return -1;
+	return damon_migrate_hot_start(start * page, end * page, 0, 1, 256);
+}
 
 /*
  * set the knobs of a configuration; 0, or -1 if it needs counts we lack.
@@ -72,7 +93,7 @@
  * walk-once-per-window: 0 for hca-everywalk, 1 (the default) for the
  * others; numa_balancing: 2 for nb-tiering and kp-faults, 0 (off, the
  * default here) for the others; promote-faults: 1 for kp-faults, 0 (the
- * default) for the others;
+ * default) for the others; DAMON's migrate_hot from node 1 for damon-hot;
  * thp-split-hot and thp-collapse-hot: WL_THP_HOT for hca-thp, N for
  * hca-thpN, 0 (the default, off) for the others.
  */
@@ -85,10 +106,11 @@ static inline int wl_config(const char *config)
 	const char *thp_hot = thp && config[7] ? config + 7 : WL_THP_HOT;
 	int everywalk = !strcmp(config, "hca-everywalk");
 	int kpf = !strcmp(config, "kp-faults"), nbt = kpf || !strcmp(config, "nb-tiering");
+	int damon = !strcmp(config, "damon-hot");
 	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
 		     prevgen || tiers || gap || kmeans || linear || share || thp || everywalk;
 
-	if (!counts && !nbt && strcmp(config, "base") && strcmp(config, "unconstrained"))
+	if (!counts && !nbt && !damon && strcmp(config, "base") && strcmp(config, "unconstrained"))
 		return -1;
 	/* hca-thpN: N from 1 to 100, digits only */
 	if (thp && (strspn(thp_hot, "0123456789") != strlen(thp_hot) || thp_hot[0] == '0' ||
@@ -114,6 +136,8 @@ static inline int wl_config(const char *config)
 	if (write_file("/proc/sys/kernel/numa_balancing", nbt ? "2" : "0") && nbt)
 		return -1;
 	if (hca_knob("promote-faults", kpf ? "1" : "0") && kpf)
+		return -1;
+	if (damon && wl_damon_hot())
 		return -1;
 	return 0;
 }

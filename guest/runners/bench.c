@@ -9,7 +9,7 @@
  *
  * Kernel command line:
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
- *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|kp-faults|unconstrained
+ *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|kp-faults|damon-hot|unconstrained
  *                            (base; see lib/workload.h)
  *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers,tiers-mc   (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
@@ -297,7 +297,8 @@ static void thp_collapse(const char *config, const char *secs)
  * no limit (the pressure is not used): a hot set on node 1 that moves
  * after secs; what moves it up is the configuration's: nothing (base),
  * kpromoted by the counts (hca), NUMA balancing's tiering mode
- * (nb-tiering), kpromoted by nb-tiering's hint faults (kp-faults).
+ * (nb-tiering), kpromoted by nb-tiering's hint faults (kp-faults),
+ * DAMOS migrate_hot (damon-hot).
  */
 static void tiers(const char *config, const char *secs)
 {
@@ -412,10 +413,10 @@ static void tiers_node1_census(long long start, long long n)
  * placement (the hottest pages on node 0, as many as it manages). The
  * result has the load's operations over the runs, the snapshots
  * (truth=A:B:...), node 1's first page frame (node1_pfn) and node 0's
- * pages (node0_pages), the pages promoted (pgpromote_success), those
+ * pages (node0_pages), the pages promoted (tiers_promoted()), those
  * kpromoted found hot and failed to move (candidates, promote_fail:
  * pgpromote_counts_*, 0 without it), the CPU
- * time of kpromoted1 (kpromoted_ms, -1 without); memcached's system time
+ * time of kpromoted1 and kdamond 0 (kpromoted_ms); memcached's system time
  * (NUMA balancing's hint faults and scans) is the cgroup's cpu_sys_usec.
  */
 static void tiers_mc(const char *config, const char *secs)
@@ -426,7 +427,7 @@ static void tiers_mc(const char *config, const char *secs)
 	long long node1_pfn, node1_pages, node0_pfn, node0_pages, ops = 0, errors = 0, misses = 0;
 	long long pro0, kp0, cand0, fail0, thp0, thpf0;
 	double wall = 0;
-	int i, kp, n, st = 1 << 8;
+	int i, n, st = 1 << 8;
 	struct snap s0;
 	pid_t mc;
 
@@ -436,8 +437,8 @@ static void tiers_mc(const char *config, const char *secs)
 	unlink(MC_STATE);
 	snap(&s0);
 	res[0] = '\0';
-	if (tiers_node_span(1, &node1_pfn, &node1_pages) ||
-	    tiers_node_span(0, &node0_pfn, &node0_pages)) {
+	if (tiers_node_span(1, &node1_pfn, &node1_pages, NULL) ||
+	    tiers_node_span(0, &node0_pfn, &node0_pages, NULL)) {
 		printf("# tiers-mc: no node 1 (boot with HWAGE_TIERS)\n");
 		report(config, "tiers-mc", "1", 0, 0, res, st, &s0, NULL);
 		return;
@@ -452,9 +453,8 @@ static void tiers_mc(const char *config, const char *secs)
 	st = wl_run(NULL, load, NULL, one, sizeof(one), NULL);
 	printf("# tiers-mc: %ld pages of memcached moved to node 1\n", tiers_spill(mc, 1));
 	snap(&s0);
-	kp = thread_pid("kpromoted1");
-	kp0 = kp > 0 ? task_cpu_ns(kp) : -1;
-	pro0 = vmstat("pgpromote_success");
+	kp0 = tiers_promoters_cpu_ns();
+	pro0 = tiers_promoted();
 	cand0 = vmstat("pgpromote_counts_candidate");
 	fail0 = vmstat("pgpromote_counts_fail");
 	thp0 = vmstat("thp_migration_success");
@@ -476,10 +476,10 @@ static void tiers_mc(const char *config, const char *secs)
 			 "promoted=%lld candidates=%lld promote_fail=%lld kpromoted_ms=%.1f",
 			 ops, wall > 0 ? ops / wall : 0, res_field(one, "p50_us"),
 			 res_field(one, "p99_us"), misses, errors, truth, node1_pfn, node0_pages,
-			 vmstat("pgpromote_success") - pro0,
+			 tiers_promoted() - pro0,
 			 vmstat("pgpromote_counts_candidate") - cand0,
 			 vmstat("pgpromote_counts_fail") - fail0,
-			 kp0 >= 0 ? (task_cpu_ns(kp) - kp0) / 1e6 : -1.0);
+			 (tiers_promoters_cpu_ns() - kp0) / 1e6);
 	printf("# tiers-mc: huge pages migrated %lld, failed %lld\n",
 	       vmstat("thp_migration_success") - thp0, vmstat("thp_migration_fail") - thpf0);
 	if (read_file(HCA_DIR "promote-stat", one, sizeof(one)) > 0)

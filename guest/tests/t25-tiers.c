@@ -255,7 +255,7 @@ int main(void)
 	 * goes up within a pass or two), kpromoted1 samples it: the fewest
 	 * counts a pass read, over IDLE_S seconds
 	 */
-	if (tiers_node_span(1, &node1_pfn, &node1_pages))
+	if (tiers_node_span(1, &node1_pfn, &node1_pages, NULL))
 		node1_pages = -1;
 	idle_read = -1;
 	for (t_off = now_s(); now_s() - t_off < IDLE_S; usleep(250000)) {

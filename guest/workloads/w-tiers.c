@@ -28,9 +28,10 @@
  * program's pages on node 0 (1 when none is there); cold_up: the cold
  * set's pages on node 0 at the end; candidates, promote_fail: the
  * pages kpromoted found hot and failed to move up (pgpromote_counts_*);
- * promoted: /proc/vmstat's
- * pgpromote_success over the run; kpromoted_ms: kpromoted1's CPU time
- * over the run, from its utime and stime (clock ticks, sampled);
+ * promoted: the pages moved up over the run (tiers_promoted():
+ * pgpromote_success, and DAMOS migrate_hot's); kpromoted_ms: the CPU time
+ * of kpromoted1 and kdamond 0 (tiers_promoters_cpu_ns()) over the run, from
+ * their utime and stime (clock ticks, sampled);
  * kpromoted_busy_ms: the CPU time it spent in its rounds, from promote-stat
  * (-1 without); kpromoted_move_ms: the part of it spent migrating the
  * pages (-1 without); sys_ms: this program's system time over the run (NUMA
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
 	double t0, share_a, share_b, t90_a, t90_b, prec;
 	long hot_n, cold_n, a_up, b_up, c_up, errors;
 	char *a, *b, *cold;
-	int *st, opt, kp;
+	int *st, opt;
 
 	while ((opt = getopt(argc, argv, "H:C:s:r:")) != -1) {
 		switch (opt) {
@@ -108,13 +109,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	kp = thread_pid("kpromoted1");
-	pro0 = vmstat("pgpromote_success");
+	pro0 = tiers_promoted();
 	cand0 = vmstat("pgpromote_counts_candidate");
 	fail0 = vmstat("pgpromote_counts_fail");
 	busy0 = tiers_promote_stat(" busy_ns ");
 	move0 = tiers_promote_stat(" move_ns ");
-	kp0 = kp > 0 ? task_cpu_ns(kp) : 0;
+	kp0 = tiers_promoters_cpu_ns();
 	sys0 = tiers_sys_ns();
 	t0 = now_s();
 	t90_a = phase("a", a, hot_n, st, secs, &rng, &reads, &share_a);
@@ -131,8 +131,7 @@ int main(int argc, char **argv)
 	printf("result hot_mb=%ld cold_mb=%ld secs=%ld t90_a=%.0f share_a=%.3f t90_b=%.0f share_b=%.3f precision=%.3f cold_up=%ld candidates=%lld promote_fail=%lld promoted=%lld kpromoted_ms=%.1f kpromoted_busy_ms=%.1f kpromoted_move_ms=%.1f sys_ms=%.1f ops_per_s=%.0f errors=%ld\n",
 	       hot_mb, cold_mb, secs, t90_a, share_a, t90_b, share_b, prec, c_up,
 	       vmstat("pgpromote_counts_candidate") - cand0, vmstat("pgpromote_counts_fail") - fail0,
-	       vmstat("pgpromote_success") - pro0,
-	       kp > 0 ? (task_cpu_ns(kp) - kp0) / 1e6 : 0.0,
+	       tiers_promoted() - pro0, (tiers_promoters_cpu_ns() - kp0) / 1e6,
 	       busy0 >= 0 ? (tiers_promote_stat(" busy_ns ") - busy0) / 1e6 : -1.0,
 	       move0 >= 0 ? (tiers_promote_stat(" move_ns ") - move0) / 1e6 : -1.0,
 	       (tiers_sys_ns() - sys0) / 1e6,
