@@ -60,6 +60,10 @@ static inline int damon_migrate_hot_start(unsigned long long start, unsigned lon
 	    damon_set(DAMON_CTX "schemes/nr_schemes", "1") ||
 	    damon_set(DAMON_SCHEME "action", "migrate_hot") ||
 	    damon_setull(DAMON_SCHEME "target_nid", nid) ||
+	    /* every range of a new scheme is [0, 0]: open the others up */
+	    damon_set(DAMON_SCHEME "access_pattern/sz/max", "18446744073709551615") ||
+	    damon_set(DAMON_SCHEME "access_pattern/age/max", "4294967295") ||
+	    damon_set(DAMON_SCHEME "access_pattern/nr_accesses/max", "4294967295") ||
 	    damon_setull(DAMON_SCHEME "access_pattern/nr_accesses/min", min_accesses) ||
 	    damon_setull(DAMON_SCHEME "quotas/bytes", (unsigned long long)mb_per_s << 20) ||
 	    damon_set(DAMON_SCHEME "quotas/reset_interval_ms", "1000") ||
