@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	double t0, wall, share_a, share_b, t90_a, t90_b, prec;
 	long hot_n, cold_n, a_up, b_up, c_up, errors;
 	char *a, *b, *cold;
-	int *st, opt;
+	int *st, opt, damon;
 
 	while ((opt = getopt(argc, argv, "H:C:s:r:")) != -1) {
 		switch (opt) {
@@ -102,12 +102,18 @@ int main(int argc, char **argv)
 	}
 	hot_n = hot_mb * (1 << 20) / TIERS_PAGE;
 	cold_n = cold_mb * (1 << 20) / TIERS_PAGE;
+	/*
+	 * DAMON (damon-hot) sees the sets being written as accesses and would
+	 * move them up before the run: off while they are
+	 */
+	damon = damon_pid() > 0 && !damon_set("0/state", "off");
 	cold = cold_n ? tiers_alloc(1, cold_n, 2) : NULL;
 	a = tiers_alloc(1, hot_n, 1);
 	b = tiers_alloc(1, hot_n, 3);
 	st = calloc(hot_n > cold_n ? hot_n : cold_n, sizeof(int));
 	if ((cold_n && !cold) || !a || !b || !st ||
-	    tiers_on_node(a, hot_n, st, 1) != hot_n || tiers_on_node(b, hot_n, st, 1) != hot_n) {
+	    tiers_on_node(a, hot_n, st, 1) != hot_n || tiers_on_node(b, hot_n, st, 1) != hot_n ||
+	    (damon && damon_set("0/state", "on"))) {
 		printf("result hot_mb=%ld cold_mb=%ld secs=%ld errors=-1\n", hot_mb, cold_mb, secs);
 		return 1;
 	}
