@@ -76,10 +76,12 @@ static inline int damon_migrate_hot_start(unsigned long long start, unsigned lon
 static inline int damon_pid(void)
 {
 	char buf[32];
+	int pid;
 
 	if (read_file(DAMON_KDAMONDS "0/pid", buf, sizeof(buf)) <= 0)
 		return -1;
-	return atoi(buf) > 0 ? atoi(buf) : -1;
+	pid = atoi(buf);
+	return pid > 0 ? pid : -1;
 }
 
 /*
