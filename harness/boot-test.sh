@@ -120,12 +120,13 @@ fi
 #             (t12), the debugfs files (t15), the carry (t18), the driver
 #             unbound (t20), the short stress (t21), huge pages split
 #             and collapsed by the counts (t24; skipped on ppc64le's hash
-#             MMU, run in the radix boot);
+#             MMU, run in the radix boot), DAMON's count check (t26);
 #   chaos     survival of the corrupted table: the driver unbound under
 #             load with counter aging on (t20; the full set adds the knob
 #             fuzzing, t19, which the "on" boot runs);
 #   badmagic  no backend: the refusal (t10), stock MGLRU under the stress
-#             (t21);
+#             (t21), DAMON's count check falling back to the stock one
+#             (t26);
 #   badsize   the refusal (t10);
 #   badtable  the refusals (t10), the static good table unbound under load
 #             (t20);
@@ -148,10 +149,10 @@ if [ "$set" = full ]; then
 fi
 only=
 case "$2/$set" in
-on/quick) only=t01,t10,t11,t12,t15,t18,t19,t20,t21,t24 ;;
+on/quick) only=t01,t10,t11,t12,t15,t18,t19,t20,t21,t24,t26 ;;
 chaos/quick) only=t01,t20 ;;
 chaos/full) only=t01,t19,t20 ;;
-badmagic/quick) only=t01,t10,t21 ;;
+badmagic/quick) only=t01,t10,t21,t26 ;;
 badsize/quick) only=t01,t10 ;;
 badtable/*) only=t01,t10,t20 ;;
 p10/quick) only=t01,t10 ;;

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t26: DAMON's physical address monitoring with the count check (the
+ * paddr_counts operations, patch 26) and the stock one (paddr).
+ *
+ * The test's memory cgroup holds a hot set (HOT_MB, read by a thread, a
+ * word of each page over and over) and a cold set (COLD_MB, written once),
+ * both huge-page advised, so that each lies in a few runs of physical
+ * memory. kdamond 0 monitors the physical range that spans both, with a
+ * stat scheme whose tried regions are DAMON's view (address ranges and
+ * nr_accesses, of 20 samples an aggregation):
+ *
+ *   1. the kernel offers paddr_counts;
+ *   2. paddr_counts: at least 80% of the hot set lies in regions whose
+ *      nr_accesses is at least HOT_MIN, over SNAPS views a second apart
+ *      after WARM_S seconds (recall; skipped without a backend: the stock
+ *      check misses pages whose TLB entries live on, as the reader's do,
+ *      since DAMON clears accessed bits without a TLB flush), and
+ *   3. at least 80% of the cold set in regions below HOT_MIN;
+ *   4. with a counter backend, paddr_counts checks by the counts: it marks
+ *      no page of the sets idle (/proc/kpageflags), where the stock check
+ *      marks each page it samples; without one (the badmagic boot) it
+ *      checks as paddr does, and marks them;
+ *   5. paddr, after it, marks pages of the sets idle: the sign check 4
+ *      looks for is there (its recall and CPU go to the log beside
+ *      paddr_counts');
+ *   6. DAMOS pageout on paddr_counts, for the test's cgroup only, of the
+ *      regions not accessed for a second, with swap on zram: at least half
+ *      of the cold set swapped out within PAGEOUT_S seconds, while
+ *   7. at least 90% of the hot set stays resident;
+ *   8. every byte of both sets read back intact.
+ *
+ * In the "on" boot the counts come from the emulated engine; in the
+ * badmagic boot there is no backend and the same checks hold of the stock
+ * check (4 then asks for idle pages). The benchmark's damon workload
+ * measures accuracy against the emulator's ground truth.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "damon.h"
+#include "hca.h"
+#include "ktap.h"
+#include "pagemap.h"
+#include "util.h"
+
+#define CG CG_ROOT "/hwage-t26"
+#define HOT_MB 8
+#define COLD_MB 56
+#define HOT_MIN 5
+#define WARM_S 8
+#define SNAPS 5
+#define PAGEOUT_S 15
+#define MAX_REGIONS 4096
+#define KPF_IDLE 25
+#define NR_TESTS 8
+
+static const char *names[NR_TESTS] = {
+	"DAMON offers the paddr_counts operations",
+	"paddr_counts: >= 80% of the hot set in regions found accessed",
+	"paddr_counts: >= 80% of the cold set in regions found unaccessed",
+	"paddr_counts checks by the counts where a backend counts (no page marked idle), else as paddr",
+	"paddr marks the pages it samples idle (the sign check 4 looks for)",
+	"DAMOS pageout on paddr_counts in a memcg: >= 50% of the cold set swapped out",
+	"DAMOS pageout on paddr_counts: >= 90% of the hot set resident",
+	"no byte lost",
+};
+
+struct set {
+	const char *name;
+	unsigned char *buf;
+	long pages;
+	unsigned char seed;
+};
+
+static long psz;
+static volatile int stop_reader;
+
+static unsigned char pattern(const struct set *s, long page, long off)
+{
+	return (unsigned char)(page * 7 + off + s->seed);
+}
+
+static int set_alloc(struct set *s, const char *name, int mb, unsigned char seed)
+{
+	long i, j;
+
+	s->name = name;
+	s->pages = (long)mb << 20 >> __builtin_ctzl(psz);
+	s->seed = seed;
+	s->buf = mmap(NULL, (size_t)mb << 20, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->buf == MAP_FAILED)
+		return -errno;
+	/* few runs of physical memory a set, where THPs are there */
+	madvise(s->buf, (size_t)mb << 20, MADV_HUGEPAGE);
+	for (i = 0; i < s->pages; i++)
+		for (j = 0; j < psz; j += 64)
+			s->buf[i * psz + j] = pattern(s, i, j);
+	return 0;
+}
+
+static long set_intact(const struct set *s)
+{
+	long i, j, bad = 0;
+
+	for (i = 0; i < s->pages; i++)
+		for (j = 0; j < psz; j += 64)
+			bad += s->buf[i * psz + j] != pattern(s, i, j);
+	return bad;
+}
+
+static void *reader(void *arg)
+{
+	const struct set *s = arg;
+	unsigned long sum = 0;
+	long i;
+
+	while (!stop_reader)
+		for (i = 0; i < s->pages; i++)
+			sum += ((volatile unsigned char *)s->buf)[i * psz];
+	return (void *)sum;
+}
+
+/* the pfns of a set's pages (0 if not present) into @pfn */
+static void set_pfns(int pm, const struct set *s, unsigned long long *pfn)
+{
+	long i;
+
+	for (i = 0; i < s->pages; i++)
+		pfn[i] = pagemap_pfn(pm, s->buf + i * psz);
+}
+
+/* the nr_accesses of the region holding physical address @pa, or -1 */
+static int region_accesses(const struct damon_region *r, int n, unsigned long long pa)
+{
+	int lo = 0, hi = n - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (pa < r[mid].start)
+			hi = mid - 1;
+		else if (pa >= r[mid].end)
+			lo = mid + 1;
+		else
+			return r[mid].nr_accesses;
+	}
+	return -1;
+}
+
+/* the share of a set's present pages in regions at least HOT_MIN (@hot) or below */
+static double share(const struct damon_region *r, int n, const unsigned long long *pfn,
+		    long pages, int hot)
+{
+	long i, seen = 0, in = 0;
+
+	for (i = 0; i < pages; i++) {
+		int acc = pfn[i] ? region_accesses(r, n, pfn[i] * psz) : -1;
+
+		if (acc < 0)
+			continue;
+		seen++;
+		in += hot ? acc >= HOT_MIN : acc < HOT_MIN;
+	}
+	return seen ? (double)in / seen : 0;
+}
+
+/* pages of the sets whose /proc/kpageflags shows them idle */
+static long idle_pages(const unsigned long long *pfn, long pages)
+{
+	long i, idle = 0;
+	FILE *f = fopen("/proc/kpageflags", "r");
+
+	if (!f)
+		return -1;
+	for (i = 0; i < pages; i++) {
+		uint64_t flags;
+
+		if (!pfn[i] || fseek(f, pfn[i] * 8, SEEK_SET) || fread(&flags, 8, 1, f) != 1)
+			continue;
+		idle += flags >> KPF_IDLE & 1;
+	}
+	fclose(f);
+	return idle;
+}
+
+struct view {
+	double recall, quiet;
+	long idle;
+	long long cpu_ns;
+	int regions;
+};
+
+/*
+ * Monitor [@start, @end) with @ops for WARM_S seconds, then take SNAPS
+ * views a second apart: the mean share of the hot set in regions found
+ * accessed, of the cold set in regions found unaccessed, the pages of the
+ * sets marked idle after it, kdamond's CPU time. -1 if DAMON would not run.
+ */
+static int monitor(const char *ops, unsigned long long start, unsigned long long end, int pm,
+		   const struct set *hot, const struct set *cold, unsigned long long *pfn,
+		   struct view *v)
+{
+	struct damon_cfg c = { .ops = ops, .start = start, .end = end, .action = "stat",
+			       .target_nid = -1, .max_accesses = -1 };
+	static struct damon_region r[MAX_REGIONS];
+	long long cpu0;
+	int i, n, got = 0, pid;
+
+	memset(v, 0, sizeof(*v));
+	if (damon_start(&c) || (pid = damon_pid()) < 0)
+		return -1;
+	cpu0 = task_cpu_ns(pid);
+	sleep(WARM_S);
+	for (i = 0; i < SNAPS; i++) {
+		sleep(1);
+		n = damon_tried_regions(r, MAX_REGIONS);
+		if (n <= 0)
+			continue;
+		set_pfns(pm, hot, pfn);
+		set_pfns(pm, cold, pfn + hot->pages);
+		v->recall += share(r, n, pfn, hot->pages, 1);
+		v->quiet += share(r, n, pfn + hot->pages, cold->pages, 0);
+		v->regions = n;
+		got++;
+	}
+	v->cpu_ns = task_cpu_ns(pid) - cpu0;
+	damon_stop();
+	if (!got)
+		return -1;
+	v->recall /= got;
+	v->quiet /= got;
+	v->idle = idle_pages(pfn, hot->pages + cold->pages);
+	ktap_diag("%s: %d views, %d regions in the last; hot set in accessed regions %.3f, cold set in unaccessed ones %.3f; %ld pages of the sets idle; kdamond %.1f ms of CPU in %d s",
+		  ops, got, v->regions, v->recall, v->quiet, v->idle, v->cpu_ns / 1e6,
+		  WARM_S + SNAPS);
+	return 0;
+}
+
+/* the share of a set's pages present (@present) or not */
+static double resident(int pm, const struct set *s, int present)
+{
+	long i, in = 0;
+
+	for (i = 0; i < s->pages; i++)
+		in += !!(pagemap_entry(pm, s->buf + i * psz) & PM_PRESENT) == present;
+	return (double)in / s->pages;
+}
+
+int main(void)
+{
+	struct set hot, cold;
+	struct view vc, vp;
+	unsigned long long *pfn, lo = ~0ULL, hi = 0;
+	struct damon_cfg out = { .ops = "paddr_counts", .action = "pageout", .target_nid = -1,
+				 .max_accesses = 0, .min_age = 10, .memcg = cg_path(CG) };
+	int counted = hca_on(), pm, i, ok;
+	pthread_t th;
+	double cold_out = 0, hot_in = 0;
+	long bad;
+
+	psz = sysconf(_SC_PAGESIZE);
+	ktap_begin("t26-damon", NR_TESTS);
+	if (access(DAMON_KDAMONDS, F_OK)) {
+		for (i = 0; i < NR_TESTS; i++)
+			ktap_skip(names[i], "no DAMON sysfs interface in this kernel");
+		return ktap_end();
+	}
+	if (!ktap_result(damon_has_ops("paddr_counts"), names[0])) {
+		for (i = 1; i < NR_TESTS; i++)
+			ktap_result(0, names[i]);
+		return ktap_end();
+	}
+	pm = pagemap_open();
+	if (pm < 0 || setup_zram_swap(256) || cg_create(CG, 0) || cg_enter(CG) ||
+	    set_alloc(&hot, "hot", HOT_MB, 1) || set_alloc(&cold, "cold", COLD_MB, 2) ||
+	    !(pfn = calloc(hot.pages + cold.pages, sizeof(*pfn)))) {
+		ktap_diag("set-up failed: pagemap, zram swap, the cgroup or the sets: %s",
+			  strerror(errno));
+		for (i = 1; i < NR_TESTS; i++)
+			ktap_result(0, names[i]);
+		return ktap_end();
+	}
+	set_pfns(pm, &hot, pfn);
+	set_pfns(pm, &cold, pfn + hot.pages);
+	for (i = 0; i < hot.pages + cold.pages; i++) {
+		if (!pfn[i])
+			continue;
+		lo = pfn[i] < lo ? pfn[i] : lo;
+		hi = pfn[i] > hi ? pfn[i] : hi;
+	}
+	/* a little around the sets, and whole huge pages */
+	lo = lo > 512 ? (lo & ~511ULL) - 512 : 0;
+	hi = (hi | 511) + 513;
+	ktap_diag("the sets span pfns %#llx-%#llx (%llu MiB); counter backend: %s", lo, hi,
+		  (hi - lo) * psz >> 20, counted ? "yes" : "no");
+	stop_reader = 0;
+	if (pthread_create(&th, NULL, reader, &hot)) {
+		for (i = 1; i < NR_TESTS; i++)
+			ktap_result(0, names[i]);
+		return ktap_end();
+	}
+
+	ok = !monitor("paddr_counts", lo * psz, hi * psz, pm, &hot, &cold, pfn, &vc);
+	if (counted)
+		ktap_result(ok && vc.recall >= 0.8, names[1]);
+	else
+		ktap_skip(names[1], "no counter backend: the stock check's recall is in the log (it misses a page whose TLB entry lives on: DAMON does not flush)");
+	ktap_result(ok && vc.quiet >= 0.8, names[2]);
+	ktap_result(ok && (counted ? vc.idle == 0 : vc.idle > 0), names[3]);
+	ok = !monitor("paddr", lo * psz, hi * psz, pm, &hot, &cold, pfn, &vp);
+	ktap_result(ok && vp.idle > 0, names[4]);
+	if (vp.cpu_ns > 0 && vc.cpu_ns >= 0)
+		ktap_diag("kdamond CPU, paddr_counts / paddr: %.2f", (double)vc.cpu_ns / vp.cpu_ns);
+
+	out.start = lo * psz;
+	out.end = hi * psz;
+	ok = !damon_start(&out);
+	for (i = 0; ok && i < PAGEOUT_S; i++) {
+		sleep(1);
+		cold_out = resident(pm, &cold, 0);
+		hot_in = resident(pm, &hot, 1);
+		ktap_diag("pageout %2ds: cold set out %.3f, hot set in %.3f, applied %lld MiB", i + 1,
+			  cold_out, hot_in, damon_applied_bytes() >> 20);
+		if (cold_out >= 0.9)
+			break;
+	}
+	damon_stop();
+	ktap_result(ok && cold_out >= 0.5, names[5]);
+	ktap_result(ok && hot_in >= 0.9, names[6]);
+
+	stop_reader = 1;
+	pthread_join(th, NULL);
+	bad = set_intact(&hot) + set_intact(&cold);
+	if (bad)
+		ktap_diag("%ld bytes differ", bad);
+	ktap_result(!bad, names[7]);
+	return ktap_end();
+}
