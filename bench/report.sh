@@ -168,6 +168,13 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		if (has("kpromoted_ms")) add(key, "kp_ms", col("kpromoted_ms"))
 		add(key, "mc_sys_ms", col("cpu_sys_usec") / 1000)
 	}
+	# w-damon (workloads damon, damon-fine): the view of DAMON against the truth
+	if (col("workload") ~ /^damon/ && col("damon_ops") != "") {
+		dmn = 1
+		add(key, "dprec", col("damon_precision")); add(key, "drec", col("damon_recall"))
+		add(key, "derr", col("damon_error")); add(key, "kd_ms", col("kdamond_ms"))
+		add(key, "regions", col("regions")); add(key, "thot", col("damon_truth_hot"))
+	}
 	# how much of the workload anonymous memory is in huge pages at the end
 	if (has("anon_kb") && col("anon_kb") > 0 && has("anon_thp_kb"))
 		add(key, "thp_share", col("anon_thp_kb") / col("anon_kb"))
@@ -272,6 +279,18 @@ END {
 				cell(k, "tprec"), cell(k, "cold_up"), cell(k, "promoted"),
 				cell(k, "pcpu_ms"), cell(k, "net_ms"), cell(k, "net_ns"), ci(k, nb, "net_ns"),
 				cell(k, "busy_ms"), cell(k, "move_ms")
+		}
+	}
+	if (dmn) {
+		table("DAMON with the accessed-bit check (damon-ab: operations paddr) and the count check (damon-counts: paddr_counts, patch 26) (workloads damon and damon-fine, w-damon: a 16 MiB hot set read at random without pause, a 16 MiB warm set read a word a page every 100 ms, a 96 MiB cold set written once; in each boot the two checks 3 times each, in turn, at the default intervals (damon: 5 ms sampling, 100 ms aggregation) or finer ones (damon-fine: 1 ms, 20 ms), on the physical range of the sets with a stat scheme; after 5 s of warm-up a view of the regions each second over the run, scored against the ground truth of the run (bench/damon-score.sh): a page is hot if found accessed in at least 5 of 20 samples (DAMON) or accessed at least once per 4 sampling intervals (truth); precision and recall of the hot pages; error: the mean of |estimated - true share of sampling intervals with an access|, weighted by accesses; kdamond CPU over the run, one vCPU; vs damon-ab: ratio of medians with its 95% bootstrap interval):",
+		      "| target | workload | config | runs | precision | recall | error | vs damon-ab | regions | truth hot pages | kdamond ms | vs damon-ab |")
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (f[2] !~ /^damon/) continue
+			b = f[1] "|" f[2] "|" f[3] "|damon-ab"
+			printf "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[4],
+				runs[k], cell(k, "dprec"), cell(k, "drec"), cell(k, "derr"), ci(k, b, "derr"),
+				cell(k, "regions"), cell(k, "thot"), cell(k, "kd_ms"), ci(k, b, "kd_ms")
 		}
 	}
 	if (tmc) {

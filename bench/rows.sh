@@ -26,6 +26,10 @@
 # fast_movable (the best page migration can reach: the pages of node 1 on
 # no LRU list, "hwage-tiers-pinned" lines of LOG, stay) averaged over the
 # runs, fast_*_last of the last run.
+# For the damon and damon-fine rows (one per w-damon run), bench/damon-score.sh
+# scores DAMON's views against the truth between the run's snapshots:
+# damon_precision, damon_recall (of the pages hot by either), damon_error
+# (access-weighted) and damon_truth_hot.
 set -u
 COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
 limit_kb footprint_kb workingset_refault_anon workingset_refault_file
@@ -41,7 +45,8 @@ fast_share fast_best fast_movable fast_share_last fast_best_last fast_movable_la
 lock_hold_samples lock_hold_ns lock_hold_p99_ns lock_hold_max_ns
 putback_hold_samples putback_hold_ns putback_hold_p99_ns putback_hold_max_ns swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
-truth_agreement aged_precision aged_recall secs kernel series qemu emulator guest_mem scale phase_secs clock boot_wall_s log"
+truth_agreement aged_precision aged_recall damon_ops sample_us aggr_us kdamond_ms views regions
+hot_reads damon_precision damon_recall damon_error damon_truth_hot secs kernel series qemu emulator guest_mem scale phase_secs clock boot_wall_s log"
 
 if [ "${1:-}" = --header ]; then
 	echo $COLS | tr ' ' ,
@@ -118,6 +123,16 @@ tr -d '\r' <"$log" | grep -a '^hwage-bench ' | awk -v meta="$meta" -v cols="$COL
 				v["fast_share"] = sprintf("%.4f", ss / k); v["fast_best"] = sprintf("%.4f", sb / k)
 				v["fast_movable"] = sprintf("%.4f", sm / k)
 			}
+		}
+		# damon, damon-fine: DAMON view of the run against the truth
+		if (v["workload"] ~ /^damon/ && split(v["truth"], tr, ":") == 2) {
+			cmd = "bash \"" here "/damon-score.sh\" \"" logf "\" " tr[1] " " tr[2] " " v["secs"] " " v["sample_us"] " " v["aggr_us"]
+			if ((cmd | getline l) > 0) {
+				split(l, s, " ")
+				v["damon_precision"] = s[1]; v["damon_recall"] = s[2]
+				v["damon_error"] = s[3]; v["damon_truth_hot"] = s[4]
+			}
+			close(cmd)
 		}
 		line = ""
 		for (i = 1; i <= ncol; i++) {

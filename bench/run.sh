@@ -82,7 +82,16 @@
 #                          of its memory moved to node 1 after its load,
 #                          scored by the share of all
 #                          accesses node 0 served, from the emulator's
-#                          ground truth (bench/tier-share.sh))
+#                          ground truth (bench/tier-share.sh);
+#                          damon, damon-fine on request: w-damon, DAMON's
+#                          view of a hot, a warm and a cold set with the
+#                          accessed-bit check (rows config=damon-ab) and
+#                          the count check (damon-counts, patch 26) in
+#                          turn, 3 rounds a boot, at DAMON's default
+#                          intervals (5/100 ms) or finer ones (1/20 ms),
+#                          scored against the ground truth
+#                          (bench/damon-score.sh); run them with
+#                          HWAGE_BENCH_CONFIGS=base)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
 #   HWAGE_BENCH_SCALES     guest sizes, as multiples of the target's memory
@@ -143,8 +152,8 @@ for c in $CONFIGS; do
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
-	case $w in hotcold|memcached|thp|thp-collapse|tiers|tiers-mc) ;;
-	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers tiers-mc)" ;;
+	case $w in hotcold|memcached|thp|thp-collapse|tiers|tiers-mc|damon|damon-fine) ;;
+	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers tiers-mc damon damon-fine)" ;;
 	esac
 done
 for p in ${PRESSURES//,/ }; do
@@ -179,6 +188,9 @@ boot() {
 	local tiers= qargs=${HWAGE_QEMU_ARGS:-}
 	[[ ",$WORKLOADS," != *,tiers,* && ",$WORKLOADS," != *,tiers-mc,* ]] ||
 		tiers=512M qargs="$qargs -smp 1"
+	# damon, damon-fine: one vCPU too, for kdamond's CPU time
+	[[ ",$WORKLOADS," != *,damon,* && ",$WORKLOADS," != *,damon-fine,* ]] ||
+		[[ "$qargs" == *"-smp 1"* ]] || qargs="$qargs -smp 1"
 	case $config in
 	hca-s16) guest_config=hca sample=16 truth=0 ;;
 	# the guest runs them as hca, the plugin counts otherwise

@@ -70,6 +70,8 @@ static inline int damon_has_ops(const char *ops)
  * @mb_per_s:	the scheme's quota, or 0 for none
  * @memcg:	the memory cgroup (path below the cgroup mount) whose pages
  *		alone the scheme acts on, or NULL for all
+ * @sample_us:	the sampling interval, or 0 for DAMON's 5 ms
+ * @aggr_us:	the aggregation interval, or 0 for DAMON's 100 ms
  */
 struct damon_cfg {
 	const char *ops;
@@ -80,10 +82,11 @@ struct damon_cfg {
 	long long max_accesses;
 	int mb_per_s;
 	const char *memcg;
+	unsigned long sample_us, aggr_us;
 };
 
 /*
- * Start kdamond 0 as @c says, at DAMON's default intervals (5 ms
+ * Start kdamond 0 as @c says, by default at DAMON's default intervals (5 ms
  * sampling, 100 ms aggregation: a region's nr_accesses goes from 0 to 20).
  * 0, or -1 on the first file that refused its value.
  */
@@ -91,6 +94,11 @@ static inline int damon_start(const struct damon_cfg *c)
 {
 	if (damon_set("nr_kdamonds", "1") || damon_set("0/contexts/nr_contexts", "1") ||
 	    damon_set(DAMON_CTX "operations", c->ops) ||
+	    /* the aggregation first: the sampling interval may not exceed it */
+	    damon_setull(DAMON_CTX "monitoring_attrs/intervals/aggr_us",
+			 c->aggr_us ? c->aggr_us : 100000) ||
+	    damon_setull(DAMON_CTX "monitoring_attrs/intervals/sample_us",
+			 c->sample_us ? c->sample_us : 5000) ||
 	    damon_set(DAMON_CTX "targets/nr_targets", "1") ||
 	    damon_set(DAMON_CTX "targets/0/regions/nr_regions", "1") ||
 	    damon_setull(DAMON_CTX "targets/0/regions/0/start", c->start) ||

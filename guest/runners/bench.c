@@ -11,7 +11,8 @@
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
  *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|kp-faults|damon-hot|unconstrained
  *                            (base; see lib/workload.h)
- *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers,tiers-mc   (hotcold,memcached)
+ *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers,tiers-mc,damon,damon-fine
+ *                            (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
  *   hwage.scale=N            workload sizes times N, for guests with N
@@ -24,8 +25,10 @@
  * run of a sixteenth and none hot), which lowers its own limit to the
  * pressure's after a warm-up in which the counts mature. thp-collapse
  * (w-thp -b, for khugepaged) runs once, without a limit, at pressure 1;
- * so do tiers (w-tiers, in a guest with a slow memory tier) and tiers-mc
- * (memcached spilled over both tiers).
+ * so do tiers (w-tiers, in a guest with a slow memory tier), tiers-mc
+ * (memcached spilled over both tiers) and damon and damon-fine (w-damon:
+ * DAMON's view of a known pattern with each access check, which prints
+ * its own lines, config=damon-ab and damon-counts, whatever the boot's).
  *
  * Every line also has the huge page events of /proc/vmstat over the
  * phase (thp_split_page, thp_sparse_*, thp_collapse_alloc,
@@ -314,6 +317,39 @@ static void tiers(const char *config, const char *secs)
 	report(config, "tiers", "1", 0, 0, res, st, &s0, NULL);
 }
 
+/*
+ * damon, damon-fine: w-damon in a fresh cgroup, its output straight to the
+ * console (its view lines are long and many): DAMON's paddr and
+ * paddr_counts in turn, 3 rounds, at DAMON's default intervals (5 ms
+ * sampling, 100 ms aggregation) or finer ones (1 ms, 20 ms: nr_accesses
+ * still counts to 20), scored on the host (bench/damon-score.sh).
+ */
+static void damon_wl(const char *name, const char *secs)
+{
+	int fine = !strcmp(name, "damon-fine");
+	char *argv[] = { "/bin/w-damon", "-n", (char *)name, "-s", (char *)secs,
+			 "-i", fine ? "1000" : "5000", "-a", fine ? "20000" : "100000", NULL };
+	int st = -1;
+	pid_t pid;
+
+	if (cg_create(CG, 0))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (cg_enter(CG))
+			_exit(126);
+		execv(argv[0], argv);
+		printf("hwage-bench-error exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		printf("hwage-bench-error workload=%s: w-damon exit status %d\n", name,
+		       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
 /* the runs of tiers-mc's load, each followed by a ground-truth snapshot */
 #define TIERS_MC_RUNS 4
 
@@ -564,15 +600,20 @@ int main(void)
 		char pr[256];
 
 		snprintf(pr, sizeof(pr), "%s", pressures);
-		if (!strcmp(w, "thp-collapse") || !strcmp(w, "tiers") || !strcmp(w, "tiers-mc")) {
+		if (!strcmp(w, "thp-collapse") || !strcmp(w, "tiers") || !strcmp(w, "tiers-mc") ||
+		    !strncmp(w, "damon", 5)) {
 			/* no limit: once, whatever the pressures */
 			snprintf(CG, sizeof(CG), CG_ROOT "/hwage-bench-%d", ++nr_cg);
 			if (!strcmp(w, "tiers"))
 				tiers(config, secs);
 			else if (!strcmp(w, "tiers-mc"))
 				tiers_mc(config, secs);
-			else
+			else if (!strcmp(w, "damon") || !strcmp(w, "damon-fine"))
+				damon_wl(w, secs);
+			else if (!strcmp(w, "thp-collapse"))
 				thp_collapse(config, secs);
+			else
+				printf("hwage-bench-error unknown workload %s\n", w);
 			rmdir(CG);
 			continue;
 		}

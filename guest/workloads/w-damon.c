@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * w-damon: DAMON's view of a known access pattern, with the accessed-bit
+ * check (operations paddr) and the count check (paddr_counts, patch 26),
+ * for the bench's damon workloads, scored on the host against the
+ * emulator's ground truth (bench/damon-score.sh).
+ *
+ * Three sets of anonymous memory: a hot one read at random by one thread
+ * without pause, a warm one of which another thread reads a word of every
+ * page each 100 ms, and a cold one written once. Then, -R times per check,
+ * the two checks in turn (paddr first in odd rounds, paddr_counts first in
+ * even ones): kdamond 0 on the physical range that spans the sets, with a
+ * stat scheme, at the intervals given; after -w seconds of warm-up a
+ * ground-truth snapshot, then a view of DAMON's regions every second for
+ * -s seconds, each printed as
+ *
+ *   hwage-damon-view truth=A START:END:NR_ACCESSES ...
+ *
+ * (the regions of the last aggregation, by physical address), a second
+ * snapshot, and one line for the run:
+ *
+ *   hwage-bench config=damon-ab|damon-counts workload=NAME ... truth=A:B
+ *       secs=S kdamond_ms=M views=V regions=R ...
+ *
+ * kdamond_ms is kdamond 0's CPU time between the snapshots. The run
+ * lines come at the end, after the sets' contents are checked (errors=,
+ * the bytes that differ, of all the runs). Exit 0, 1 if a set lost a byte,
+ * 2 on bad options, 3 if DAMON or the snapshots are missing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "damon.h"
+#include "hca.h"
+#include "pagemap.h"
+#include "util.h"
+
+#define MAX_REGIONS 4096
+
+struct set {
+	unsigned char *buf;
+	long pages;
+	unsigned char seed;
+};
+
+#define MAX_RUNS 200
+
+static long psz;
+static char *lines[MAX_RUNS];
+static int nr_lines;
+static volatile int stop;
+static volatile long long hot_reads;
+
+static int set_alloc(struct set *s, long mb, unsigned char seed)
+{
+	long i, j;
+
+	s->pages = (mb << 20) / psz;
+	s->seed = seed;
+	s->buf = mmap(NULL, mb << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->buf == MAP_FAILED)
+		return -1;
+	for (i = 0; i < s->pages; i++)
+		for (j = 0; j < psz; j += 64)
+			s->buf[i * psz + j] = (unsigned char)(i * 7 + j + seed);
+	return 0;
+}
+
+static long set_errors(const struct set *s)
+{
+	long i, j, bad = 0;
+
+	for (i = 0; i < s->pages; i++)
+		for (j = 0; j < psz; j += 64)
+			bad += s->buf[i * psz + j] != (unsigned char)(i * 7 + j + s->seed);
+	return bad;
+}
+
+static void *hot_reader(void *arg)
+{
+	const struct set *s = arg;
+	uint64_t rng = 0x5eed;
+	unsigned long sum = 0;
+	long long n = 0;
+
+	while (!stop) {
+		uint64_t r = xorshift64(&rng);
+
+		sum += ((volatile unsigned char *)s->buf)[(r % s->pages) * psz + (r >> 40) % psz];
+		if (!(++n & 1023))
+			hot_reads = n;
+	}
+	return (void *)sum;
+}
+
+static void *warm_reader(void *arg)
+{
+	const struct set *s = arg;
+	unsigned long sum = 0;
+	long i;
+
+	while (!stop) {
+		for (i = 0; i < s->pages; i++)
+			sum += ((volatile unsigned char *)s->buf)[i * psz];
+		usleep(100000);
+	}
+	return (void *)sum;
+}
+
+/* the physical range the sets span, whole huge pages about it */
+static void span(const struct set *sets, int n, unsigned long long *lo, unsigned long long *hi)
+{
+	int fd = pagemap_open(), k;
+	long i;
+
+	*lo = ~0ULL;
+	*hi = 0;
+	for (k = 0; k < n; k++) {
+		for (i = 0; fd >= 0 && i < sets[k].pages; i++) {
+			unsigned long long pfn = pagemap_pfn(fd, sets[k].buf + i * psz);
+
+			if (!pfn)
+				continue;
+			*lo = pfn < *lo ? pfn : *lo;
+			*hi = pfn > *hi ? pfn : *hi;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (*lo > *hi) {
+		*lo = *hi = 0;
+		return;
+	}
+	*lo = (*lo * psz) & ~((2ULL << 20) - 1);
+	*hi = ((*hi + 1) * psz + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
+}
+
+static int run(const char *ops, const char *name, unsigned long long lo, unsigned long long hi,
+	       unsigned long sample_us, unsigned long aggr_us, int warm, int secs, long footprint)
+{
+	static struct damon_region r[MAX_REGIONS];
+	struct damon_cfg c = { .ops = ops, .start = lo, .end = hi, .action = "stat",
+			       .target_nid = -1, .max_accesses = -1, .sample_us = sample_us,
+			       .aggr_us = aggr_us };
+	long long cpu0, cpu1, reads0;
+	long a, b, regions = 0;
+	int pid, i, n, views = 0;
+	double t0, t1;
+
+	if (damon_start(&c) || (pid = damon_pid()) < 0) {
+		fprintf(stderr, "w-damon: cannot start DAMON with %s\n", ops);
+		return -1;
+	}
+	sleep(warm);
+	a = hca_truth_snapshot();
+	cpu0 = task_cpu_ns(pid);
+	reads0 = hot_reads;
+	t0 = now_s();
+	for (i = 0; i < secs; i++) {
+		sleep(1);
+		n = damon_tried_regions(r, MAX_REGIONS);
+		if (n <= 0)
+			continue;
+		printf("hwage-damon-view truth=%ld", a);
+		for (int j = 0; j < n; j++)
+			printf(" %llu:%llu:%u", r[j].start, r[j].end, r[j].nr_accesses);
+		printf("\n");
+		views++;
+		regions += n;
+	}
+	cpu1 = task_cpu_ns(pid);
+	t1 = now_s();
+	b = hca_truth_snapshot();
+	damon_stop();
+	if (a < 0 || b < 0)
+		return -1;
+	if (nr_lines == MAX_RUNS ||
+	    asprintf(&lines[nr_lines++], "hwage-bench config=damon-%s workload=%s pressure=1 limit_kb=0 footprint_kb=%ld damon_ops=%s sample_us=%lu aggr_us=%lu damon_start=%llu damon_end=%llu truth=%ld:%ld secs=%.3f kdamond_ms=%.3f views=%d regions=%ld hot_reads=%lld",
+		     strcmp(ops, "paddr") ? "counts" : "ab", name, footprint >> 10, ops,
+		     sample_us, aggr_us, lo, hi, a, b, t1 - t0, (cpu1 - cpu0) / 1e6, views,
+		     views ? regions / views : 0, hot_reads - reads0) < 0)
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long hot_mb = 16, warm_mb = 16, cold_mb = 96;
+	unsigned long sample_us = 5000, aggr_us = 100000;
+	int rounds = 3, warm = 5, secs = 10, opt, i, failed = 0;
+	long errors = 0;
+	const char *name = "damon";
+	unsigned long long lo, hi;
+	struct set sets[3];
+	pthread_t th[2];
+
+	while ((opt = getopt(argc, argv, "H:W:C:R:w:s:i:a:n:")) != -1) {
+		switch (opt) {
+		case 'H':
+			hot_mb = parse_num("w-damon", "-H", optarg, 1, 1024);
+			break;
+		case 'W':
+			warm_mb = parse_num("w-damon", "-W", optarg, 1, 1024);
+			break;
+		case 'C':
+			cold_mb = parse_num("w-damon", "-C", optarg, 1, 4096);
+			break;
+		case 'R':
+			rounds = parse_num("w-damon", "-R", optarg, 1, 100);
+			break;
+		case 'w':
+			warm = parse_num("w-damon", "-w", optarg, 1, 600);
+			break;
+		case 's':
+			secs = parse_num("w-damon", "-s", optarg, 1, 600);
+			break;
+		case 'i':
+			sample_us = parse_num("w-damon", "-i", optarg, 100, 1000000);
+			break;
+		case 'a':
+			aggr_us = parse_num("w-damon", "-a", optarg, 1000, 10000000);
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: w-damon [-H HOT_MB] [-W WARM_MB] [-C COLD_MB] [-R ROUNDS] [-w WARMUP_S] [-s SECONDS] [-i SAMPLE_US] [-a AGGR_US] [-n NAME]\n");
+			return 2;
+		}
+	}
+	if (aggr_us < sample_us) {
+		fprintf(stderr, "w-damon: -a %lu is below -i %lu: DAMON refuses it\n", aggr_us, sample_us);
+		return 2;
+	}
+	psz = sysconf(_SC_PAGESIZE);
+	if (!damon_has_ops("paddr_counts") || hca_read_number(HCA_TRUTH) < 0) {
+		fprintf(stderr, "w-damon: no paddr_counts or no ground truth (HWAGE_HCA_TRUTH=1)\n");
+		return 3;
+	}
+	if (set_alloc(&sets[0], hot_mb, 1) || set_alloc(&sets[1], warm_mb, 2) ||
+	    set_alloc(&sets[2], cold_mb, 3)) {
+		fprintf(stderr, "w-damon: out of memory for the sets: %s\n", strerror(errno));
+		return 3;
+	}
+	span(sets, 3, &lo, &hi);
+	printf("# w-damon: sets hot %ld, warm %ld, cold %ld MiB; physical span %#llx-%#llx (%llu MiB); intervals %lu/%lu us\n",
+	       hot_mb, warm_mb, cold_mb, lo, hi, (hi - lo) >> 20, sample_us, aggr_us);
+	if (pthread_create(&th[0], NULL, hot_reader, &sets[0]) ||
+	    pthread_create(&th[1], NULL, warm_reader, &sets[1]))
+		return 3;
+	for (i = 0; i < rounds && !failed; i++) {
+		const char *first = i % 2 ? "paddr_counts" : "paddr";
+		const char *second = i % 2 ? "paddr" : "paddr_counts";
+		long fp = (hot_mb + warm_mb + cold_mb) << 20;
+
+		failed = run(first, name, lo, hi, sample_us, aggr_us, warm, secs, fp) ||
+			 run(second, name, lo, hi, sample_us, aggr_us, warm, secs, fp);
+	}
+	stop = 1;
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	for (i = 0; i < 3; i++)
+		errors += set_errors(&sets[i]);
+	for (i = 0; i < nr_lines; i++)
+		printf("%s exit=%d errors=%ld\n", lines[i], errors ? 1 : 0, errors);
+	if (errors)
+		printf("# w-damon: %ld bytes of the sets differ\n", errors);
+	return errors ? 1 : failed ? 3 : 0;
+}
