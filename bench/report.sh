@@ -169,11 +169,19 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		add(key, "mc_sys_ms", col("cpu_sys_usec") / 1000)
 	}
 	# w-damon (workloads damon, damon-fine): the view of DAMON against the truth
-	if (col("workload") ~ /^damon/ && col("damon_ops") != "") {
+	if (col("workload") ~ /^damon/ && col("workload") != "damon-reclaim" && col("damon_ops") != "") {
 		dmn = 1
 		add(key, "dprec", col("damon_precision")); add(key, "drec", col("damon_recall"))
 		add(key, "derr", col("damon_error")); add(key, "kd_ms", col("kdamond_ms"))
+		if (col("kdamond_warm_ms") != "" && col("warm_s") > 0) add(key, "kdw_ms", col("kdamond_warm_ms") / col("warm_s"))
 		add(key, "regions", col("regions")); add(key, "thot", col("damon_truth_hot"))
+	}
+	# damon-reclaim: DAMOS pageout with each check, what it saved and cost
+	if (col("workload") == "damon-reclaim" && col("saved_kb") != "") {
+		drc = 1
+		add(key, "saved", col("saved_kb") / 1024); add(key, "applied", col("applied_kb") / 1024)
+		add(key, "drf", col("workingset_refault_anon")); add(key, "dsi", col("pswpin"))
+		add(key, "kd_ms", col("kdamond_ms"))
 	}
 	# how much of the workload anonymous memory is in huge pages at the end
 	if (has("anon_kb") && col("anon_kb") > 0 && has("anon_thp_kb"))
@@ -282,15 +290,28 @@ END {
 		}
 	}
 	if (dmn) {
-		table("DAMON with the accessed-bit check (damon-ab: operations paddr) and the count check (damon-counts: paddr_counts, patch 26) (workloads damon and damon-fine, w-damon: a 16 MiB hot set read at random without pause, a 16 MiB warm set read a word a page every 100 ms, a 96 MiB cold set written once; in each boot the two checks 3 times each, in turn, at the default intervals (damon: 5 ms sampling, 100 ms aggregation) or finer ones (damon-fine: 1 ms, 20 ms), on the physical range of the sets with a stat scheme; after 5 s of warm-up a view of the regions each second over the run, scored against the ground truth of the run (bench/damon-score.sh): a page is hot if found accessed in at least 5 of 20 samples (DAMON) or accessed at least once per 4 sampling intervals (truth); precision and recall of the hot pages; error: the mean of |estimated - true share of sampling intervals with an access|, weighted by accesses; kdamond CPU over the run, one vCPU; vs damon-ab: ratio of medians with its 95% bootstrap interval):",
-		      "| target | workload | config | runs | precision | recall | error | vs damon-ab | regions | truth hot pages | kdamond ms | vs damon-ab |")
+		table("DAMON with the accessed-bit check (damon-ab: operations paddr) and the count check (damon-counts: paddr_counts, patch 26) (workloads damon and damon-fine, w-damon: a 16 MiB hot set read at random without pause, a 16 MiB warm set read a word a page every 100 ms, a 96 MiB cold set written once; in each boot the two checks 3 times each, in turn, at the default intervals (damon: 5 ms sampling, 100 ms aggregation) or finer ones (damon-fine: 1 ms, 20 ms), on the physical range of the sets with a stat scheme; after 5 s of warm-up a view of the regions each second over the run, scored against the ground truth of the run (bench/damon-score.sh): a page is hot if found accessed in at least 5 of 20 samples (DAMON) or accessed at least once per 4 sampling intervals (truth); precision and recall of the hot pages; error: the mean of |estimated - true share of sampling intervals with an access|, weighted by accesses; kdamond CPU per second of the warm-up, monitoring alone, and over the views, which adds the sysfs updates of the views, one vCPU; vs damon-ab: ratio of medians with its 95% bootstrap interval):",
+		      "| target | workload | config | runs | precision | recall | error | vs damon-ab | regions | truth hot pages | kdamond ms/s | vs damon-ab | kdamond ms, views | vs damon-ab |")
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
-			if (f[2] !~ /^damon/) continue
+			if (f[2] !~ /^damon/ || f[2] == "damon-reclaim") continue
 			b = f[1] "|" f[2] "|" f[3] "|damon-ab"
-			printf "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[4],
+			printf "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[4],
 				runs[k], cell(k, "dprec"), cell(k, "drec"), cell(k, "derr"), ci(k, b, "derr"),
-				cell(k, "regions"), cell(k, "thot"), cell(k, "kd_ms"), ci(k, b, "kd_ms")
+				cell(k, "regions"), cell(k, "thot"), cell(k, "kdw_ms"), ci(k, b, "kdw_ms"),
+				cell(k, "kd_ms"), ci(k, b, "kd_ms")
+		}
+	}
+	if (drc) {
+		table("DAMOS proactive reclaim with each check (workload damon-reclaim, w-damon -P: the sets of the damon workload, read back in before each run; DAMOS pageout of the regions found unaccessed for 5 aggregations (500 ms), filtered to the workload cgroup, swap on zram, for the run; saved: the cgroup memory.current before the run less its mean over the second half of the run; applied: what the scheme paged out; refaults: workingset_refault_anon of the cgroup over the run; swap-ins: pswpin; vs damon-ab: ratio of medians with its 95% bootstrap interval):",
+		      "| target | config | runs | saved MiB | vs damon-ab | applied MiB | refaults | vs damon-ab | swap-ins | kdamond ms | vs damon-ab |")
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (f[2] != "damon-reclaim") continue
+			b = f[1] "|" f[2] "|" f[3] "|damon-ab"
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
+				cell(k, "saved"), ci(k, b, "saved"), cell(k, "applied"), cell(k, "drf"),
+				ci(k, b, "drf"), cell(k, "dsi"), cell(k, "kd_ms"), ci(k, b, "kd_ms")
 		}
 	}
 	if (tmc) {

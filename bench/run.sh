@@ -90,7 +90,12 @@
 #                          turn, 3 rounds a boot, at DAMON's default
 #                          intervals (5/100 ms) or finer ones (1/20 ms),
 #                          scored against the ground truth
-#                          (bench/damon-score.sh); run them with
+#                          (bench/damon-score.sh); damon-thp: damon with
+#                          the sets in huge pages (ppc64le boots on the
+#                          radix MMU); damon-reclaim: DAMOS pageout of
+#                          the regions unaccessed for 5 aggregations,
+#                          for the workload cgroup, with each check: the
+#                          memory saved and the refaults; run them with
 #                          HWAGE_BENCH_CONFIGS=base)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
@@ -152,8 +157,8 @@ for c in $CONFIGS; do
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
-	case $w in hotcold|memcached|thp|thp-collapse|tiers|tiers-mc|damon|damon-fine) ;;
-	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers tiers-mc damon damon-fine)" ;;
+	case $w in hotcold|memcached|thp|thp-collapse|tiers|tiers-mc|damon|damon-fine|damon-thp|damon-reclaim) ;;
+	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers tiers-mc damon damon-fine damon-thp damon-reclaim)" ;;
 	esac
 done
 for p in ${PRESSURES//,/ }; do
@@ -177,7 +182,8 @@ boot() {
 	local sample=${HWAGE_HCA_SAMPLE:-1} truth=1 opts=${HWAGE_HCA_OPTS:-}
 	local msg=$OUT/rows/$id.msg radix=
 	# ppc64le's hash MMU has no PMD-sized huge pages with 4K pages
-	[ "$arch" != ppc64le ] || [[ ",$WORKLOADS," != *,thp,* && ",$WORKLOADS," != *,thp-collapse,* ]] ||
+	[ "$arch" != ppc64le ] ||
+		[[ ",$WORKLOADS," != *,thp,* && ",$WORKLOADS," != *,thp-collapse,* && ",$WORKLOADS," != *,damon-thp,* ]] ||
 		radix="disable_radix=no "
 	# tiers and tiers-mc want a slow memory tier: node 1, CPU-less; and one vCPU:
 	# under -icount the guest clock runs on the instructions of all vCPUs,
@@ -188,9 +194,8 @@ boot() {
 	local tiers= qargs=${HWAGE_QEMU_ARGS:-}
 	[[ ",$WORKLOADS," != *,tiers,* && ",$WORKLOADS," != *,tiers-mc,* ]] ||
 		tiers=512M qargs="$qargs -smp 1"
-	# damon, damon-fine: one vCPU too, for kdamond's CPU time
-	[[ ",$WORKLOADS," != *,damon,* && ",$WORKLOADS," != *,damon-fine,* ]] ||
-		[[ "$qargs" == *"-smp 1"* ]] || qargs="$qargs -smp 1"
+	# damon*: one vCPU too, for kdamond's CPU time
+	[[ ",$WORKLOADS," != *,damon* ]] || [[ "$qargs" == *"-smp 1"* ]] || qargs="$qargs -smp 1"
 	case $config in
 	hca-s16) guest_config=hca sample=16 truth=0 ;;
 	# the guest runs them as hca, the plugin counts otherwise

@@ -11,7 +11,8 @@
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
  *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|kp-faults|damon-hot|unconstrained
  *                            (base; see lib/workload.h)
- *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers,tiers-mc,damon,damon-fine
+ *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers,tiers-mc,damon,damon-fine,
+ *                   damon-thp,damon-reclaim
  *                            (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
@@ -26,9 +27,10 @@
  * pressure's after a warm-up in which the counts mature. thp-collapse
  * (w-thp -b, for khugepaged) runs once, without a limit, at pressure 1;
  * so do tiers (w-tiers, in a guest with a slow memory tier), tiers-mc
- * (memcached spilled over both tiers) and damon and damon-fine (w-damon:
- * DAMON's view of a known pattern with each access check, which prints
- * its own lines, config=damon-ab and damon-counts, whatever the boot's).
+ * (memcached spilled over both tiers) and damon, damon-fine, damon-thp and
+ * damon-reclaim (w-damon: DAMON's view of a known pattern, or its DAMOS
+ * pageout, with each access check; it prints its own lines, config=damon-ab
+ * and damon-counts, whatever the boot's).
  *
  * Every line also has the huge page events of /proc/vmstat over the
  * phase (thp_split_page, thp_sparse_*, thp_collapse_alloc,
@@ -317,18 +319,9 @@ static void tiers(const char *config, const char *secs)
 	report(config, "tiers", "1", 0, 0, res, st, &s0, NULL);
 }
 
-/*
- * damon, damon-fine: w-damon in a fresh cgroup, its output straight to the
- * console (its view lines are long and many): DAMON's paddr and
- * paddr_counts in turn, 3 rounds, at DAMON's default intervals (5 ms
- * sampling, 100 ms aggregation) or finer ones (1 ms, 20 ms: nr_accesses
- * still counts to 20), scored on the host (bench/damon-score.sh).
- */
-static void damon_wl(const char *name, const char *secs)
+/* run w-damon as @argv says in a fresh cgroup CG, its output to the console */
+static void damon_run(const char *name, char *const argv[])
 {
-	int fine = !strcmp(name, "damon-fine");
-	char *argv[] = { "/bin/w-damon", "-n", (char *)name, "-s", (char *)secs,
-			 "-i", fine ? "1000" : "5000", "-a", fine ? "20000" : "100000", NULL };
 	int st = -1;
 	pid_t pid;
 
@@ -348,6 +341,29 @@ static void damon_wl(const char *name, const char *secs)
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		printf("hwage-bench-error workload=%s: w-damon exit status %d\n", name,
 		       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
+/*
+ * damon, damon-fine, damon-thp, damon-reclaim: w-damon in a fresh cgroup,
+ * its output straight to the console (its view lines are long and many):
+ * DAMON's paddr and paddr_counts in turn, 3 rounds, at DAMON's default
+ * intervals (5 ms sampling, 100 ms aggregation) or finer ones (damon-fine:
+ * 1 ms, 20 ms: nr_accesses still counts to 20), the sets in huge pages
+ * (damon-thp), scored on the host (bench/damon-score.sh); or DAMOS pageout
+ * of the regions unaccessed for 5 aggregations (damon-reclaim).
+ */
+static void damon_wl(const char *name, const char *secs)
+{
+	int fine = !strcmp(name, "damon-fine");
+	char *argv[] = { "/bin/w-damon", "-n", (char *)name, "-s", (char *)secs,
+			 "-i", fine ? "1000" : "5000", "-a", fine ? "20000" : "100000",
+			 NULL, NULL };
+
+	if (!strcmp(name, "damon-thp"))
+		argv[9] = "-T";
+	else if (!strcmp(name, "damon-reclaim"))
+		argv[9] = "-P";
+	damon_run(name, argv);
 }
 
 /* the runs of tiers-mc's load, each followed by a ground-truth snapshot */
@@ -608,7 +624,8 @@ int main(void)
 				tiers(config, secs);
 			else if (!strcmp(w, "tiers-mc"))
 				tiers_mc(config, secs);
-			else if (!strcmp(w, "damon") || !strcmp(w, "damon-fine"))
+			else if (!strcmp(w, "damon") || !strcmp(w, "damon-fine") ||
+				 !strcmp(w, "damon-thp") || !strcmp(w, "damon-reclaim"))
 				damon_wl(w, secs);
 			else if (!strcmp(w, "thp-collapse"))
 				thp_collapse(config, secs);

@@ -22,7 +22,19 @@
  *   hwage-bench config=damon-ab|damon-counts workload=NAME ... truth=A:B
  *       secs=S kdamond_ms=M views=V regions=R ...
  *
- * kdamond_ms is kdamond 0's CPU time between the snapshots. The run
+ * kdamond_ms is kdamond 0's CPU time between the snapshots, which holds
+ * the sysfs updates of the views; kdamond_warm_ms its CPU time over the
+ * warm-up, monitoring alone.
+ *
+ * -T advises huge pages for the sets (MADV_HUGEPAGE).
+ *
+ * -P (proactive reclaim) takes no views: each run first reads every page
+ * of the sets back in, then starts DAMOS pageout on the sets' range, for
+ * the cgroup of w-damon only, of the regions found unaccessed (nr_accesses
+ * 0) for -g aggregations, for -s seconds, and reports the memory it saved
+ * (saved_kb: the cgroup's memory.current before the run less its mean
+ * over the run's second half) and what that cost: the cgroup's refaults
+ * (workingset_refault_anon) and the swap-ins (pswpin) of the run. The run
  * lines come at the end, after the sets' contents are checked (errors=,
  * the bytes that differ, of all the runs). Exit 0, 1 if a set lost a byte,
  * 2 on bad options, 3 if DAMON or the snapshots are missing.
@@ -38,6 +50,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "damon.h"
 #include "hca.h"
 #include "pagemap.h"
@@ -54,10 +67,13 @@ struct set {
 #define MAX_RUNS 200
 
 static long psz;
+static char cg[320];
 static char *lines[MAX_RUNS];
 static int nr_lines;
 static volatile int stop;
 static volatile long long hot_reads;
+
+static int thp;
 
 static int set_alloc(struct set *s, long mb, unsigned char seed)
 {
@@ -68,6 +84,8 @@ static int set_alloc(struct set *s, long mb, unsigned char seed)
 	s->buf = mmap(NULL, mb << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s->buf == MAP_FAILED)
 		return -1;
+	if (thp)
+		madvise(s->buf, mb << 20, MADV_HUGEPAGE);
 	for (i = 0; i < s->pages; i++)
 		for (j = 0; j < psz; j += 64)
 			s->buf[i * psz + j] = (unsigned char)(i * 7 + j + seed);
@@ -115,6 +133,74 @@ static void *warm_reader(void *arg)
 	return (void *)sum;
 }
 
+/* read a word of every page of the sets: the pages swapped out come back */
+static void fault_in(const struct set *sets, int n)
+{
+	unsigned long sum = 0;
+	long i;
+	int k;
+
+	for (k = 0; k < n; k++)
+		for (i = 0; i < sets[k].pages; i++)
+			sum += ((volatile unsigned char *)sets[k].buf)[i * psz];
+	(void)sum;
+}
+
+/* the cgroup w-damon runs in, as a path under CG_ROOT and as DAMON names it */
+static int own_cgroup(void)
+{
+	char buf[256];
+
+	if (read_file("/proc/self/cgroup", buf, sizeof(buf)) <= 0 || strncmp(buf, "0::/", 4))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(cg, sizeof(cg), CG_ROOT "%s", buf + 3);
+	return 0;
+}
+
+/*
+ * One run of DAMOS pageout with @ops (-P): the memory it saved and the
+ * refaults and swap-ins it cost, as one line kept for the end.
+ */
+static int reclaim_run(const char *ops, const char *name, const struct set *sets, int n,
+		       unsigned long long lo, unsigned long long hi, unsigned int min_age,
+		       int secs, long footprint)
+{
+	struct damon_cfg c = { .ops = ops, .start = lo, .end = hi, .action = "pageout",
+			       .target_nid = -1, .max_accesses = 0, .min_age = min_age,
+			       .memcg = cg_path(cg) };
+	long long m0, r0, s0, cpu0, cpu1, sum = 0;
+	int pid, i, half = 0;
+
+	fault_in(sets, n);
+	sleep(2);
+	m0 = cg_read(cg, "memory.current");
+	r0 = cg_stat(cg, "memory.stat", "workingset_refault_anon");
+	s0 = vmstat("pswpin");
+	if (damon_start(&c) || (pid = damon_pid()) < 0) {
+		fprintf(stderr, "w-damon: cannot start DAMOS pageout with %s\n", ops);
+		return -1;
+	}
+	cpu0 = task_cpu_ns(pid);
+	for (i = 1; i <= secs; i++) {
+		sleep(1);
+		if (i > secs / 2) {
+			sum += cg_read(cg, "memory.current");
+			half++;
+		}
+	}
+	cpu1 = task_cpu_ns(pid);
+	damon_stop();
+	if (nr_lines == MAX_RUNS ||
+	    asprintf(&lines[nr_lines++], "hwage-bench config=damon-%s workload=%s pressure=1 limit_kb=0 footprint_kb=%ld damon_ops=%s min_age=%u saved_kb=%lld workingset_refault_anon=%lld pswpin=%lld kdamond_ms=%.3f applied_kb=%lld",
+		     strcmp(ops, "paddr") ? "counts" : "ab", name, footprint >> 10, ops, min_age,
+		     (m0 - sum / (half ? half : 1)) >> 10,
+		     cg_stat(cg, "memory.stat", "workingset_refault_anon") - r0,
+		     vmstat("pswpin") - s0, (cpu1 - cpu0) / 1e6, damon_applied_bytes() >> 10) < 0)
+		return -1;
+	return 0;
+}
+
 /* the physical range the sets span, whole huge pages about it */
 static void span(const struct set *sets, int n, unsigned long long *lo, unsigned long long *hi)
 {
@@ -150,7 +236,7 @@ static int run(const char *ops, const char *name, unsigned long long lo, unsigne
 	struct damon_cfg c = { .ops = ops, .start = lo, .end = hi, .action = "stat",
 			       .target_nid = -1, .max_accesses = -1, .sample_us = sample_us,
 			       .aggr_us = aggr_us };
-	long long cpu0, cpu1, reads0;
+	long long cpu0, cpu1, warm0, reads0;
 	long a, b, regions = 0;
 	int pid, i, n, views = 0;
 	double t0, t1;
@@ -159,6 +245,7 @@ static int run(const char *ops, const char *name, unsigned long long lo, unsigne
 		fprintf(stderr, "w-damon: cannot start DAMON with %s\n", ops);
 		return -1;
 	}
+	warm0 = task_cpu_ns(pid);
 	sleep(warm);
 	a = hca_truth_snapshot();
 	cpu0 = task_cpu_ns(pid);
@@ -183,9 +270,10 @@ static int run(const char *ops, const char *name, unsigned long long lo, unsigne
 	if (a < 0 || b < 0)
 		return -1;
 	if (nr_lines == MAX_RUNS ||
-	    asprintf(&lines[nr_lines++], "hwage-bench config=damon-%s workload=%s pressure=1 limit_kb=0 footprint_kb=%ld damon_ops=%s sample_us=%lu aggr_us=%lu damon_start=%llu damon_end=%llu truth=%ld:%ld secs=%.3f kdamond_ms=%.3f views=%d regions=%ld hot_reads=%lld",
+	    asprintf(&lines[nr_lines++], "hwage-bench config=damon-%s workload=%s pressure=1 limit_kb=0 footprint_kb=%ld damon_ops=%s sample_us=%lu aggr_us=%lu damon_start=%llu damon_end=%llu truth=%ld:%ld secs=%.3f kdamond_ms=%.3f kdamond_warm_ms=%.3f warm_s=%d views=%d regions=%ld hot_reads=%lld",
 		     strcmp(ops, "paddr") ? "counts" : "ab", name, footprint >> 10, ops,
-		     sample_us, aggr_us, lo, hi, a, b, t1 - t0, (cpu1 - cpu0) / 1e6, views,
+		     sample_us, aggr_us, lo, hi, a, b, t1 - t0, (cpu1 - cpu0) / 1e6,
+		     (cpu0 - warm0) / 1e6, warm, views,
 		     views ? regions / views : 0, hot_reads - reads0) < 0)
 		return -1;
 	return 0;
@@ -195,14 +283,14 @@ int main(int argc, char **argv)
 {
 	long hot_mb = 16, warm_mb = 16, cold_mb = 96;
 	unsigned long sample_us = 5000, aggr_us = 100000;
-	int rounds = 3, warm = 5, secs = 10, opt, i, failed = 0;
+	int rounds = 3, warm = 5, secs = 10, opt, i, failed = 0, reclaim = 0, min_age = 5;
 	long errors = 0;
 	const char *name = "damon";
 	unsigned long long lo, hi;
 	struct set sets[3];
 	pthread_t th[2];
 
-	while ((opt = getopt(argc, argv, "H:W:C:R:w:s:i:a:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "H:W:C:R:w:s:i:a:n:TPg:")) != -1) {
 		switch (opt) {
 		case 'H':
 			hot_mb = parse_num("w-damon", "-H", optarg, 1, 1024);
@@ -231,8 +319,17 @@ int main(int argc, char **argv)
 		case 'n':
 			name = optarg;
 			break;
+		case 'T':
+			thp = 1;
+			break;
+		case 'P':
+			reclaim = 1;
+			break;
+		case 'g':
+			min_age = parse_num("w-damon", "-g", optarg, 1, 1000);
+			break;
 		default:
-			fprintf(stderr, "usage: w-damon [-H HOT_MB] [-W WARM_MB] [-C COLD_MB] [-R ROUNDS] [-w WARMUP_S] [-s SECONDS] [-i SAMPLE_US] [-a AGGR_US] [-n NAME]\n");
+			fprintf(stderr, "usage: w-damon [-H HOT_MB] [-W WARM_MB] [-C COLD_MB] [-R ROUNDS] [-w WARMUP_S] [-s SECONDS] [-i SAMPLE_US] [-a AGGR_US] [-n NAME] [-T] [-P [-g MIN_AGE]]\n");
 			return 2;
 		}
 	}
@@ -241,8 +338,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	psz = sysconf(_SC_PAGESIZE);
-	if (!damon_has_ops("paddr_counts") || hca_read_number(HCA_TRUTH) < 0) {
+	if (!damon_has_ops("paddr_counts") || (!reclaim && hca_read_number(HCA_TRUTH) < 0)) {
 		fprintf(stderr, "w-damon: no paddr_counts or no ground truth (HWAGE_HCA_TRUTH=1)\n");
+		return 3;
+	}
+	if (reclaim && own_cgroup()) {
+		fprintf(stderr, "w-damon: -P wants a cgroup of its own (cgroup v2)\n");
 		return 3;
 	}
 	if (set_alloc(&sets[0], hot_mb, 1) || set_alloc(&sets[1], warm_mb, 2) ||
@@ -261,8 +362,12 @@ int main(int argc, char **argv)
 		const char *second = i % 2 ? "paddr" : "paddr_counts";
 		long fp = (hot_mb + warm_mb + cold_mb) << 20;
 
-		failed = run(first, name, lo, hi, sample_us, aggr_us, warm, secs, fp) ||
-			 run(second, name, lo, hi, sample_us, aggr_us, warm, secs, fp);
+		if (reclaim)
+			failed = reclaim_run(first, name, sets, 3, lo, hi, min_age, secs, fp) ||
+				 reclaim_run(second, name, sets, 3, lo, hi, min_age, secs, fp);
+		else
+			failed = run(first, name, lo, hi, sample_us, aggr_us, warm, secs, fp) ||
+				 run(second, name, lo, hi, sample_us, aggr_us, warm, secs, fp);
 	}
 	stop = 1;
 	pthread_join(th[0], NULL);
