@@ -319,7 +319,8 @@ int main(void)
 	ok = !monitor("paddr", lo * psz, hi * psz, pm, &hot, &cold, pfn, &vp);
 	ktap_result(ok && vp.idle > 0, names[4]);
 	if (vp.cpu_ns > 0 && vc.cpu_ns >= 0)
-		ktap_diag("kdamond CPU, paddr_counts / paddr: %.2f", (double)vc.cpu_ns / vp.cpu_ns);
+		ktap_diag("kdamond CPU, paddr_counts / paddr: %.2f (debug kernel, host clock, vCPUs shared with the host: not a measurement; the bench's damon workloads measure it)",
+			  (double)vc.cpu_ns / vp.cpu_ns);
 
 	out.start = lo * psz;
 	out.end = hi * psz;

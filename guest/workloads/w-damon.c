@@ -169,7 +169,7 @@ static int reclaim_run(const char *ops, const char *name, const struct set *sets
 	struct damon_cfg c = { .ops = ops, .start = lo, .end = hi, .action = "pageout",
 			       .target_nid = -1, .max_accesses = 0, .min_age = min_age,
 			       .memcg = cg_path(cg) };
-	long long m0, r0, s0, cpu0, cpu1, sum = 0;
+	long long m0, r0, s0, cpu0, cpu1, applied, sum = 0;
 	int pid, i, half = 0;
 
 	fault_in(sets, n);
@@ -190,13 +190,15 @@ static int reclaim_run(const char *ops, const char *name, const struct set *sets
 		}
 	}
 	cpu1 = task_cpu_ns(pid);
+	/* the scheme's statistics, while kdamond still runs */
+	applied = damon_applied_bytes();
 	damon_stop();
 	if (nr_lines == MAX_RUNS ||
 	    asprintf(&lines[nr_lines++], "hwage-bench config=damon-%s workload=%s pressure=1 limit_kb=0 footprint_kb=%ld damon_ops=%s min_age=%u saved_kb=%lld workingset_refault_anon=%lld pswpin=%lld kdamond_ms=%.3f applied_kb=%lld",
 		     strcmp(ops, "paddr") ? "counts" : "ab", name, footprint >> 10, ops, min_age,
 		     (m0 - sum / (half ? half : 1)) >> 10,
 		     cg_stat(cg, "memory.stat", "workingset_refault_anon") - r0,
-		     vmstat("pswpin") - s0, (cpu1 - cpu0) / 1e6, damon_applied_bytes() >> 10) < 0)
+		     vmstat("pswpin") - s0, (cpu1 - cpu0) / 1e6, applied >> 10) < 0)
 		return -1;
 	return 0;
 }
