@@ -72,6 +72,7 @@ static inline int damon_has_ops(const char *ops)
  *		alone the scheme acts on, or NULL for all
  * @sample_us:	the sampling interval, or 0 for DAMON's 5 ms
  * @aggr_us:	the aggregation interval, or 0 for DAMON's 100 ms
+ * @max_regions: the most regions DAMON keeps, or 0 for its 1000
  */
 struct damon_cfg {
 	const char *ops;
@@ -83,6 +84,7 @@ struct damon_cfg {
 	int mb_per_s;
 	const char *memcg;
 	unsigned long sample_us, aggr_us;
+	unsigned int max_regions;
 };
 
 /*
@@ -99,6 +101,8 @@ static inline int damon_start(const struct damon_cfg *c)
 			 c->aggr_us ? c->aggr_us : 100000) ||
 	    damon_setull(DAMON_CTX "monitoring_attrs/intervals/sample_us",
 			 c->sample_us ? c->sample_us : 5000) ||
+	    damon_setull(DAMON_CTX "monitoring_attrs/nr_regions/max",
+			 c->max_regions ? c->max_regions : 1000) ||
 	    damon_set(DAMON_CTX "targets/nr_targets", "1") ||
 	    damon_set(DAMON_CTX "targets/0/regions/nr_regions", "1") ||
 	    damon_setull(DAMON_CTX "targets/0/regions/0/start", c->start) ||

@@ -55,8 +55,16 @@
 #define HOT_MB 8
 #define COLD_MB 56
 #define HOT_MIN 5
-#define WARM_S 8
+#define WARM_S 10
 #define SNAPS 5
+/* the views are taken within this many seconds, however slow the guest */
+#define VIEWS_S 40
+/*
+ * DAMON's regions at most: the sets are a few runs of physical memory, and
+ * a debug kernel's kdamond with a thousand regions, each read twice per
+ * 5 ms sample, cannot keep up on a loaded host
+ */
+#define MAX_REGIONS_DAMON 50
 #define PAGEOUT_S 15
 #define MAX_REGIONS 4096
 #define KPF_IDLE 25
@@ -201,7 +209,8 @@ struct view {
 
 /*
  * Monitor [@start, @end) with @ops for WARM_S seconds, then take SNAPS
- * views a second apart: the mean share of the hot set in regions found
+ * views a second apart (within VIEWS_S seconds: a view fails while
+ * kdamond is behind): the mean share of the hot set in regions found
  * accessed, of the cold set in regions found unaccessed, the pages of the
  * sets marked idle after it, kdamond's CPU time. -1 if DAMON would not run.
  */
@@ -210,17 +219,19 @@ static int monitor(const char *ops, unsigned long long start, unsigned long long
 		   struct view *v)
 {
 	struct damon_cfg c = { .ops = ops, .start = start, .end = end, .action = "stat",
-			       .target_nid = -1, .max_accesses = -1 };
+			       .target_nid = -1, .max_accesses = -1,
+			       .max_regions = MAX_REGIONS_DAMON };
 	static struct damon_region r[MAX_REGIONS];
 	long long cpu0;
-	int i, n, got = 0, pid;
+	int n, got = 0, pid;
+	double t0, start_s = now_s();
 
 	memset(v, 0, sizeof(*v));
 	if (damon_start(&c) || (pid = damon_pid()) < 0)
 		return -1;
 	cpu0 = task_cpu_ns(pid);
 	sleep(WARM_S);
-	for (i = 0; i < SNAPS; i++) {
+	for (t0 = now_s(); got < SNAPS && now_s() - t0 < VIEWS_S;) {
 		sleep(1);
 		n = damon_tried_regions(r, MAX_REGIONS);
 		if (n <= 0)
@@ -241,7 +252,7 @@ static int monitor(const char *ops, unsigned long long start, unsigned long long
 	v->idle = idle_pages(pfn, hot->pages + cold->pages);
 	ktap_diag("%s: %d views, %d regions in the last; hot set in accessed regions %.3f, cold set in unaccessed ones %.3f; %ld pages of the sets idle; kdamond %.1f ms of CPU in %d s",
 		  ops, got, v->regions, v->recall, v->quiet, v->idle, v->cpu_ns / 1e6,
-		  WARM_S + SNAPS);
+		  (int)(now_s() - start_s));
 	return 0;
 }
 
@@ -261,7 +272,8 @@ int main(void)
 	struct view vc, vp;
 	unsigned long long *pfn, lo = ~0ULL, hi = 0;
 	struct damon_cfg out = { .ops = "paddr_counts", .action = "pageout", .target_nid = -1,
-				 .max_accesses = 0, .min_age = 10, .memcg = cg_path(CG) };
+				 .max_accesses = 0, .min_age = 10, .memcg = cg_path(CG),
+				 .max_regions = MAX_REGIONS_DAMON };
 	int counted = hca_on(), pm, i, ok;
 	pthread_t th;
 	double cold_out = 0, hot_in = 0;
