@@ -105,6 +105,22 @@ static inline int cg_create(const char *cg, long long max_bytes)
 	return ret;
 }
 
+/*
+ * cg_self(): the directory of the calling process's cgroup (CG_ROOT
+ * "/PATH", of "0::/PATH" in /proc/self/cgroup) into @buf; 0 or -ENOENT
+ */
+static inline int cg_self(char *buf, size_t size)
+{
+	char line[256];
+
+	if (read_file("/proc/self/cgroup", line, sizeof(line)) <= 0 ||
+	    strncmp(line, "0::/", 4))
+		return -ENOENT;
+	line[strcspn(line, "\n")] = '\0';
+	snprintf(buf, size, CG_ROOT "%s", line + 3);
+	return 0;
+}
+
 /* cg_path(): the cgroup's path as the kernel shows it ("/hwage-t12") */
 static inline const char *cg_path(const char *cg)
 {

@@ -146,18 +146,6 @@ static void fault_in(const struct set *sets, int n)
 	(void)sum;
 }
 
-/* the cgroup w-damon runs in, as a path under CG_ROOT and as DAMON names it */
-static int own_cgroup(void)
-{
-	char buf[256];
-
-	if (read_file("/proc/self/cgroup", buf, sizeof(buf)) <= 0 || strncmp(buf, "0::/", 4))
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	snprintf(cg, sizeof(cg), CG_ROOT "%s", buf + 3);
-	return 0;
-}
-
 /*
  * One run of DAMOS pageout with @ops (-P): the memory it saved and the
  * refaults and swap-ins it cost, as one line kept for the end.
@@ -344,7 +332,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "w-damon: no paddr_counts or no ground truth (HWAGE_HCA_TRUTH=1)\n");
 		return 3;
 	}
-	if (reclaim && own_cgroup()) {
+	if (reclaim && cg_self(cg, sizeof(cg))) {
 		fprintf(stderr, "w-damon: -P wants a cgroup of its own (cgroup v2)\n");
 		return 3;
 	}

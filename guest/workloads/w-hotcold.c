@@ -322,20 +322,15 @@ static int age__line(const struct lru_gen_line *l, void *arg)
  */
 static int age_memcg(void)
 {
-	char path[256] = "", cmd[128];
-	struct age_targets a = { .path = path + 3 };
+	char cg[320], cmd[128];
+	struct age_targets a = { 0 };
 	int i, ret;
-	FILE *f = fopen("/proc/self/cgroup", "r");
 
-	/* "0::/PATH" on the unified hierarchy */
-	if (!f || !fgets(path, sizeof(path), f) || strncmp(path, "0::", 3)) {
+	if (cg_self(cg, sizeof(cg))) {
 		printf("# -A: cannot read our cgroup from /proc/self/cgroup\n");
-		if (f)
-			fclose(f);
 		return -1;
 	}
-	fclose(f);
-	path[strcspn(path, "\n")] = 0;
+	a.path = cg_path(cg);
 	if (lru_gen_each(LRU_GEN, age__line, &a) < 0 || !a.n) {
 		printf("# -A: memcg %s is not in %s\n", a.path, LRU_GEN);
 		return -1;

@@ -61,6 +61,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "pagemap.h"
 #include "util.h"
 
@@ -152,21 +153,13 @@ static uint64_t ops_for(double secs, uint64_t *rng)
 /* memory.max of our own memory cgroup, in MiB; 0 or -errno */
 static int set_own_limit(long mb)
 {
-	char line[256], path[320], val[32];
-	FILE *f = fopen("/proc/self/cgroup", "r");
-	int ret;
+	char cg[320], val[32];
+	int ret = cg_self(cg, sizeof(cg));
 
-	/* "0::/PATH" on the unified hierarchy */
-	if (!f || !fgets(line, sizeof(line), f) || strncmp(line, "0::", 3)) {
-		if (f)
-			fclose(f);
-		return -ENOENT;
-	}
-	fclose(f);
-	line[strcspn(line, "\n")] = 0;
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", line + 3);
+	if (ret)
+		return ret;
 	snprintf(val, sizeof(val), "%ld", mb << 20);
-	ret = write_file(path, val);
+	ret = cg_write(cg, "memory.max", val);
 	return ret < 0 ? ret : 0;
 }
 
