@@ -25,13 +25,15 @@ log=$HWAGE_LOGS/guest-$arch-test$([ "$hca" = off ] || echo "-hca-$hca")-$(date +
 # SCENARIO radix (ppc64le): the plugin counting, the guest on the radix MMU
 # (the kernel's default here is the hash MMU, which has no PMD-sized THP
 # with 4K pages), running the tests of the counts themselves, of their
-# carry over khugepaged's collapse and of the huge page split and collapse
-# by the counts (t24) only.
+# carry over khugepaged's collapse, of the huge page split and collapse
+# by the counts (t24) and of DAMON's count check (t26: its sets lie in
+# THPs here, in a few runs of physical memory that DAMON's regions can
+# tell apart) only.
 if [ "$hca" = radix ]; then
 	[ "$arch" = ppc64le ] || die "scenario radix is for ppc64le only"
 	hca=on
 	radix=1
-	export HWAGE_CMDLINE="disable_radix=no hwage.only=t10,t18,t24 ${HWAGE_CMDLINE:-}"
+	export HWAGE_CMDLINE="disable_radix=no hwage.only=t10,t18,t24,t26 ${HWAGE_CMDLINE:-}"
 	# decay periods four times the default: on the debug kernel a try of
 	# t18 (512 entries read, a collapse, 512 read again) outlasts a
 	# default period, and every try was raced (t18 skipped in every

@@ -85,7 +85,29 @@ struct damon_cfg {
 	const char *memcg;
 	unsigned long sample_us, aggr_us;
 	unsigned int max_regions;
+	/* if @nr_ranges, the initial regions instead of [@start, @end) */
+	const unsigned long long (*ranges)[2];
+	int nr_ranges;
 };
+
+/* the target's initial regions: @c's ranges, or [@start, @end) */
+static inline int damon_set_regions(const struct damon_cfg *c)
+{
+	char rel[128];
+	int i, n = c->nr_ranges ? c->nr_ranges : 1;
+
+	if (damon_setull(DAMON_CTX "targets/0/regions/nr_regions", n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		snprintf(rel, sizeof(rel), DAMON_CTX "targets/0/regions/%d/start", i);
+		if (damon_setull(rel, c->nr_ranges ? c->ranges[i][0] : c->start))
+			return -1;
+		snprintf(rel, sizeof(rel), DAMON_CTX "targets/0/regions/%d/end", i);
+		if (damon_setull(rel, c->nr_ranges ? c->ranges[i][1] : c->end))
+			return -1;
+	}
+	return 0;
+}
 
 /*
  * Start kdamond 0 as @c says, by default at DAMON's default intervals (5 ms
@@ -104,9 +126,7 @@ static inline int damon_start(const struct damon_cfg *c)
 	    damon_setull(DAMON_CTX "monitoring_attrs/nr_regions/max",
 			 c->max_regions ? c->max_regions : 1000) ||
 	    damon_set(DAMON_CTX "targets/nr_targets", "1") ||
-	    damon_set(DAMON_CTX "targets/0/regions/nr_regions", "1") ||
-	    damon_setull(DAMON_CTX "targets/0/regions/0/start", c->start) ||
-	    damon_setull(DAMON_CTX "targets/0/regions/0/end", c->end) ||
+	    damon_set_regions(c) ||
 	    damon_set(DAMON_CTX "schemes/nr_schemes", "1") ||
 	    damon_set(DAMON_SCHEME "action", c->action) ||
 	    (c->target_nid >= 0 && damon_setull(DAMON_SCHEME "target_nid", c->target_nid)) ||
