@@ -52,6 +52,7 @@
 #include "hca.h"
 #include "ktap.h"
 #include "pagemap.h"
+#include "pageset.h"
 #include "util.h"
 
 #define CG CG_ROOT "/hwage-t26"
@@ -96,69 +97,17 @@ static const char *names[NR_TESTS] = {
 	"no byte lost",
 };
 
-struct set {
-	const char *name;
-	unsigned char *buf;
-	long pages;
-	unsigned char seed;
-};
-
 static long psz;
 static volatile int stop_reader;
 
-static unsigned char pattern(const struct set *s, long page, long off)
-{
-	return (unsigned char)(page * 7 + off + s->seed);
-}
-
-static int set_alloc(struct set *s, const char *name, int mb, unsigned char seed)
-{
-	long i, j;
-
-	s->name = name;
-	s->pages = (long)mb << 20 >> __builtin_ctzl(psz);
-	s->seed = seed;
-	s->buf = mmap(NULL, (size_t)mb << 20, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->buf == MAP_FAILED)
-		return -errno;
-	/* few runs of physical memory a set, where THPs are there */
-	madvise(s->buf, (size_t)mb << 20, MADV_HUGEPAGE);
-	for (i = 0; i < s->pages; i++)
-		for (j = 0; j < psz; j += 64)
-			s->buf[i * psz + j] = pattern(s, i, j);
-	return 0;
-}
-
-static long set_intact(const struct set *s)
-{
-	long i, j, bad = 0;
-
-	for (i = 0; i < s->pages; i++)
-		for (j = 0; j < psz; j += 64)
-			bad += s->buf[i * psz + j] != pattern(s, i, j);
-	return bad;
-}
-
 static void *reader(void *arg)
 {
-	const struct set *s = arg;
+	const struct page_set *s = arg;
 	unsigned long sum = 0;
-	long i;
 
 	while (!stop_reader)
-		for (i = 0; i < s->pages; i++)
-			sum += ((volatile unsigned char *)s->buf)[i * psz];
+		sum += page_set_read(s);
 	return (void *)sum;
-}
-
-/* the pfns of a set's pages (0 if not present) into @pfn */
-static void set_pfns(int pm, const struct set *s, unsigned long long *pfn)
-{
-	long i;
-
-	for (i = 0; i < s->pages; i++)
-		pfn[i] = pagemap_pfn(pm, s->buf + i * psz);
 }
 
 /* the nr_accesses of the region holding physical address @pa, or -1 */
@@ -276,7 +225,7 @@ struct view {
  * sets marked idle after it, kdamond's CPU time. -1 if DAMON would not run.
  */
 static int monitor(const char *ops, const unsigned long long (*ranges)[2], int nr_ranges, int pm,
-		   const struct set *hot, const struct set *cold, unsigned long long *pfn,
+		   const struct page_set *hot, const struct page_set *cold, unsigned long long *pfn,
 		   struct view *v)
 {
 	struct damon_cfg c = { .ops = ops, .ranges = ranges, .nr_ranges = nr_ranges,
@@ -297,8 +246,8 @@ static int monitor(const char *ops, const unsigned long long (*ranges)[2], int n
 		n = damon_tried_regions(r, MAX_REGIONS);
 		if (n <= 0)
 			continue;
-		set_pfns(pm, hot, pfn);
-		set_pfns(pm, cold, pfn + hot->pages);
+		page_set_pfns(pm, hot, pfn);
+		page_set_pfns(pm, cold, pfn + hot->pages);
 		v->recall += share(r, n, pfn, hot->pages, 1);
 		v->quiet += share(r, n, pfn + hot->pages, cold->pages, 0);
 		v->regions = n;
@@ -318,7 +267,7 @@ static int monitor(const char *ops, const unsigned long long (*ranges)[2], int n
 }
 
 /* the share of a set's pages present (@present) or not */
-static double resident(int pm, const struct set *s, int present)
+static double resident(int pm, const struct page_set *s, int present)
 {
 	long i, in = 0;
 
@@ -329,7 +278,7 @@ static double resident(int pm, const struct set *s, int present)
 
 int main(void)
 {
-	struct set hot, cold;
+	struct page_set hot, cold;
 	struct view vc, vp;
 	unsigned long long *pfn, lo = ~0ULL, hi = 0;
 	static unsigned long long runs[MAX_RUNS][2];
@@ -358,7 +307,7 @@ int main(void)
 	write_file("/proc/sys/vm/drop_caches", "1");
 	write_file("/proc/sys/vm/compact_memory", "1");
 	if (pm < 0 || setup_zram_swap(256) || cg_create(CG, 0) || cg_enter(CG) ||
-	    set_alloc(&hot, "hot", HOT_MB, 1) || set_alloc(&cold, "cold", COLD_MB, 2) ||
+	    page_set_alloc(&hot, "hot", HOT_MB, 1, 1) || page_set_alloc(&cold, "cold", COLD_MB, 2, 1) ||
 	    !(pfn = calloc(hot.pages + cold.pages, sizeof(*pfn)))) {
 		ktap_diag("set-up failed: pagemap, zram swap, the cgroup or the sets: %s",
 			  strerror(errno));
@@ -366,8 +315,8 @@ int main(void)
 			ktap_result(0, names[i]);
 		return ktap_end();
 	}
-	set_pfns(pm, &hot, pfn);
-	set_pfns(pm, &cold, pfn + hot.pages);
+	page_set_pfns(pm, &hot, pfn);
+	page_set_pfns(pm, &cold, pfn + hot.pages);
 	for (i = 0; i < hot.pages + cold.pages; i++) {
 		if (!pfn[i])
 			continue;
@@ -427,7 +376,7 @@ int main(void)
 
 	stop_reader = 1;
 	pthread_join(th, NULL);
-	bad = set_intact(&hot) + set_intact(&cold);
+	bad = page_set_errors(&hot) + page_set_errors(&cold);
 	if (bad)
 		ktap_diag("%ld bytes differ", bad);
 	ktap_result(!bad, names[7]);

@@ -54,15 +54,10 @@
 #include "damon.h"
 #include "hca.h"
 #include "pagemap.h"
+#include "pageset.h"
 #include "util.h"
 
 #define MAX_REGIONS 4096
-
-struct set {
-	unsigned char *buf;
-	long pages;
-	unsigned char seed;
-};
 
 #define MAX_RUNS 200
 
@@ -75,36 +70,9 @@ static volatile long long hot_reads;
 
 static int thp;
 
-static int set_alloc(struct set *s, long mb, unsigned char seed)
-{
-	long i, j;
-
-	s->pages = (mb << 20) / psz;
-	s->seed = seed;
-	s->buf = mmap(NULL, mb << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->buf == MAP_FAILED)
-		return -1;
-	if (thp)
-		madvise(s->buf, mb << 20, MADV_HUGEPAGE);
-	for (i = 0; i < s->pages; i++)
-		for (j = 0; j < psz; j += 64)
-			s->buf[i * psz + j] = (unsigned char)(i * 7 + j + seed);
-	return 0;
-}
-
-static long set_errors(const struct set *s)
-{
-	long i, j, bad = 0;
-
-	for (i = 0; i < s->pages; i++)
-		for (j = 0; j < psz; j += 64)
-			bad += s->buf[i * psz + j] != (unsigned char)(i * 7 + j + s->seed);
-	return bad;
-}
-
 static void *hot_reader(void *arg)
 {
-	const struct set *s = arg;
+	const struct page_set *s = arg;
 	uint64_t rng = 0x5eed;
 	unsigned long sum = 0;
 	long long n = 0;
@@ -121,28 +89,24 @@ static void *hot_reader(void *arg)
 
 static void *warm_reader(void *arg)
 {
-	const struct set *s = arg;
+	const struct page_set *s = arg;
 	unsigned long sum = 0;
-	long i;
 
 	while (!stop) {
-		for (i = 0; i < s->pages; i++)
-			sum += ((volatile unsigned char *)s->buf)[i * psz];
+		sum += page_set_read(s);
 		usleep(100000);
 	}
 	return (void *)sum;
 }
 
 /* read a word of every page of the sets: the pages swapped out come back */
-static void fault_in(const struct set *sets, int n)
+static void fault_in(const struct page_set *sets, int n)
 {
 	unsigned long sum = 0;
-	long i;
 	int k;
 
 	for (k = 0; k < n; k++)
-		for (i = 0; i < sets[k].pages; i++)
-			sum += ((volatile unsigned char *)sets[k].buf)[i * psz];
+		sum += page_set_read(&sets[k]);
 	(void)sum;
 }
 
@@ -150,7 +114,7 @@ static void fault_in(const struct set *sets, int n)
  * One run of DAMOS pageout with @ops (-P): the memory it saved and the
  * refaults and swap-ins it cost, as one line kept for the end.
  */
-static int reclaim_run(const char *ops, const char *name, const struct set *sets, int n,
+static int reclaim_run(const char *ops, const char *name, const struct page_set *sets, int n,
 		       unsigned long long lo, unsigned long long hi, unsigned int min_age,
 		       int secs, long footprint)
 {
@@ -192,29 +156,13 @@ static int reclaim_run(const char *ops, const char *name, const struct set *sets
 }
 
 /* the physical range the sets span, whole huge pages about it */
-static void span(const struct set *sets, int n, unsigned long long *lo, unsigned long long *hi)
+/* the physical address range of the sets' pages, in whole 2 MiB blocks */
+static void span(const struct page_set *sets, int n, unsigned long long *lo,
+		 unsigned long long *hi)
 {
-	int fd = pagemap_open(), k;
-	long i;
-
-	*lo = ~0ULL;
-	*hi = 0;
-	for (k = 0; k < n; k++) {
-		for (i = 0; fd >= 0 && i < sets[k].pages; i++) {
-			unsigned long long pfn = pagemap_pfn(fd, sets[k].buf + i * psz);
-
-			if (!pfn)
-				continue;
-			*lo = pfn < *lo ? pfn : *lo;
-			*hi = pfn > *hi ? pfn : *hi;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	if (*lo > *hi) {
-		*lo = *hi = 0;
+	page_set_span(sets, n, lo, hi);
+	if (!*hi)
 		return;
-	}
 	*lo = (*lo * psz) & ~((2ULL << 20) - 1);
 	*hi = ((*hi + 1) * psz + (2ULL << 20) - 1) & ~((2ULL << 20) - 1);
 }
@@ -277,7 +225,7 @@ int main(int argc, char **argv)
 	long errors = 0;
 	const char *name = "damon";
 	unsigned long long lo, hi;
-	struct set sets[3];
+	struct page_set sets[3];
 	pthread_t th[2];
 
 	while ((opt = getopt(argc, argv, "H:W:C:R:w:s:i:a:n:TPg:")) != -1) {
@@ -336,8 +284,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "w-damon: -P wants a cgroup of its own (cgroup v2)\n");
 		return 3;
 	}
-	if (set_alloc(&sets[0], hot_mb, 1) || set_alloc(&sets[1], warm_mb, 2) ||
-	    set_alloc(&sets[2], cold_mb, 3)) {
+	if (page_set_alloc(&sets[0], "hot", hot_mb, 1, thp) ||
+	    page_set_alloc(&sets[1], "warm", warm_mb, 2, thp) ||
+	    page_set_alloc(&sets[2], "cold", cold_mb, 3, thp)) {
 		fprintf(stderr, "w-damon: out of memory for the sets: %s\n", strerror(errno));
 		return 3;
 	}
@@ -363,7 +312,7 @@ int main(int argc, char **argv)
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
 	for (i = 0; i < 3; i++)
-		errors += set_errors(&sets[i]);
+		errors += page_set_errors(&sets[i]);
 	for (i = 0; i < nr_lines; i++)
 		printf("%s exit=%d errors=%ld\n", lines[i], errors ? 1 : 0, errors);
 	if (errors)
