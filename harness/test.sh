@@ -87,6 +87,36 @@ lane_done() {
 	score_boot "$hca" "$lane_dir/$hca" "$rc"
 }
 
+# lanes_now: the boots that may run at once now: one while the next
+# target's kernel builds beside them (ahead_pid, not yet reaped), else
+# $lanes
+lanes_now() {
+	if [ -n "$ahead_pid" ] && [ -z "$ahead_rc" ]; then
+		echo 1
+	else
+		echo "$lanes"
+	fi
+}
+
+# lane_wait: wait for a boot, or for the build beside them, to end
+lane_wait() {
+	local pid rc
+
+	if [ -n "$ahead_pid" ] && [ -z "$ahead_rc" ]; then
+		wait -n -p pid "${!lane_hca[@]}" "$ahead_pid"
+	else
+		wait -n -p pid "${!lane_hca[@]}"
+	fi
+	rc=$?
+	if [ "$pid" = "$ahead_pid" ]; then
+		ahead_rc=$rc
+		[ "$lanes" = 1 ] ||
+			info "$ahead_arch: build ended (its lines follow the boots); boots at once now up to $lanes"
+	else
+		lane_done "$pid" "$rc"
+	fi
+}
+
 # a target's kernel, then its guest programs and initramfs: bash -c "$BUILD" _ "$S" ARCH
 BUILD='bash "$1/build-kernel.sh" "$2" && bash "$1/mkinitramfs.sh" "$2"'
 
@@ -96,6 +126,8 @@ BUILD='bash "$1/build-kernel.sh" "$2" && bash "$1/mkinitramfs.sh" "$2"'
 # each target just before its boots). Its output is held back until the
 # boots are done, so that the two do not interleave.
 ahead_pid=
+ahead_rc=
+ahead_arch=
 ahead_out=$(mktemp)
 trap 'rm -f "$ahead_out"; [ -z "$ahead_pid" ] || kill -- -"$ahead_pid" 2>/dev/null; kill $(jobs -p) 2>/dev/null' EXIT
 set -- $ARCHS
@@ -103,9 +135,15 @@ while [ $# -gt 0 ]; do
 	arch=$1
 	shift
 	if [ -n "$ahead_pid" ]; then
-		wait "$ahead_pid"
-		rc=$?
+		# reaped already if it ended while the boots were waited for
+		if [ -z "$ahead_rc" ]; then
+			wait "$ahead_pid"
+			rc=$?
+		else
+			rc=$ahead_rc
+		fi
 		ahead_pid=
+		ahead_rc=
 		cat "$ahead_out"
 	else
 		bash -c "$BUILD" _ "$S" "$arch"
@@ -116,6 +154,7 @@ while [ $# -gt 0 ]; do
 		# a session and process group of its own, killed with the script
 		setsid nice -n 10 bash -c "$BUILD" _ "$S" "$1" >"$ahead_out" 2>&1 </dev/null &
 		ahead_pid=$!
+		ahead_arch=$1
 	fi
 	if [ "$rc" != 0 ]; then
 		count "$arch: 0 passed, 1 failed, 0 skipped (build)"
@@ -133,14 +172,15 @@ while [ $# -gt 0 ]; do
 	[ "$arch" != x86_64 ] || [ -n "${HWAGE_HCA_BOOTS:-}" ] || boots="$boots hotplug"
 	# both: one more boot with a slow memory tier (t25-tiers, boot-test.sh)
 	[ -n "${HWAGE_HCA_BOOTS:-}" ] || [ "$HWAGE_KERNEL" = kasan ] || boots="$boots tiers"
-	# Boots at once: one beside the next target's build, which takes the
-	# other cores; otherwise HWAGE_TEST_LANES (2 on 2 cores or more): a
-	# boot keeps one core busy (one vCPU under TCG), and the last
-	# target's boots, one after another, left the second core idle.
-	lanes=1
-	[ -n "$ahead_pid" ] || lanes=${HWAGE_TEST_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
+	# Boots at once: HWAGE_TEST_LANES (2 on 2 cores or more): a boot
+	# keeps one core busy (one vCPU under TCG), and the last target's
+	# boots, one after another, left the second core idle; but one only
+	# while the next target's kernel builds beside them, which takes the
+	# other cores (then the lanes open up: a fresh run's ppc64le boots
+	# went on alone for 630 s after the x86_64 build had ended).
+	lanes=${HWAGE_TEST_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
 	[[ "$lanes" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_TEST_LANES=$lanes: want a number of boots >= 1"
-	if [ "$lanes" = 1 ]; then
+	if [ "$lanes" = 1 ] && [ -z "$ahead_pid" ]; then
 		for hca in $boots; do
 			out=$(mktemp)
 			bash "$S/boot-test.sh" "$arch" "$hca" | tee "$out"
@@ -152,19 +192,17 @@ while [ $# -gt 0 ]; do
 	# each boot's lines are shown, and counted, when it ends
 	lane_dir=$(mktemp -d)
 	declare -A lane_hca=()
-	info "$arch: boots $(echo $boots), $lanes at a time (HWAGE_TEST_LANES); the lines of each follow when it ends"
+	info "$arch: boots $(echo $boots), $lanes at a time (HWAGE_TEST_LANES$([ -z "$ahead_pid" ] || echo ", one until ${1:-}'s build ends")); the lines of each follow when it ends"
 	for hca in $boots; do
-		while [ ${#lane_hca[@]} -ge "$lanes" ]; do
-			wait -n -p pid "${!lane_hca[@]}"
-			lane_done "$pid" $?
+		while [ ${#lane_hca[@]} -ge "$(lanes_now)" ]; do
+			lane_wait
 		done
 		info "$arch/hca=$hca: booting"
 		bash "$S/boot-test.sh" "$arch" "$hca" >"$lane_dir/$hca" 2>&1 &
 		lane_hca[$!]=$hca
 	done
 	while [ ${#lane_hca[@]} -gt 0 ]; do
-		wait -n -p pid "${!lane_hca[@]}"
-		lane_done "$pid" $?
+		lane_wait
 	done
 	rm -rf "$lane_dir"
 done
