@@ -16,7 +16,6 @@
 #include "pagemap.h"
 
 struct page_set {
-	const char *name;
 	unsigned char *buf;
 	long pages;
 	unsigned char seed;
@@ -37,15 +36,13 @@ static inline unsigned char page_set_byte(const struct page_set *s, long page, l
 }
 
 /*
- * page_set_alloc(): map @mb MiB as the set @name (huge-page advised if
- * @thp) and write its pattern, which faults every page in; 0 or -errno
+ * page_set_alloc(): map @mb MiB as a set (huge-page advised if @thp) and
+ * write its pattern, which faults every page in; 0 or -errno
  */
-static inline int page_set_alloc(struct page_set *s, const char *name, long mb,
-				 unsigned char seed, int thp)
+static inline int page_set_alloc(struct page_set *s, long mb, unsigned char seed, int thp)
 {
 	long psz = page_set_psz(), i, j;
 
-	s->name = name;
 	s->pages = (mb << 20) / psz;
 	s->seed = seed;
 	s->buf = mmap(NULL, mb << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -308,7 +308,7 @@ int main(void)
 	write_file("/proc/sys/vm/drop_caches", "1");
 	write_file("/proc/sys/vm/compact_memory", "1");
 	if (pm < 0 || setup_zram_swap(256) || cg_create(CG, 0) || cg_enter(CG) ||
-	    page_set_alloc(&hot, "hot", HOT_MB, 1, 1) || page_set_alloc(&cold, "cold", COLD_MB, 2, 1) ||
+	    page_set_alloc(&hot, HOT_MB, 1, 1) || page_set_alloc(&cold, COLD_MB, 2, 1) ||
 	    !(pfn = calloc(hot.pages + cold.pages, sizeof(*pfn)))) {
 		ktap_diag("set-up failed: pagemap, zram swap, the cgroup or the sets: %s",
 			  strerror(errno));

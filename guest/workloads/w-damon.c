@@ -155,7 +155,6 @@ static int reclaim_run(const char *ops, const char *name, const struct page_set 
 	return 0;
 }
 
-/* the physical range the sets span, whole huge pages about it */
 /* the physical address range of the sets' pages, in whole 2 MiB blocks */
 static void span(const struct page_set *sets, int n, unsigned long long *lo,
 		 unsigned long long *hi)
@@ -284,9 +283,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "w-damon: -P wants a cgroup of its own (cgroup v2)\n");
 		return 3;
 	}
-	if (page_set_alloc(&sets[0], "hot", hot_mb, 1, thp) ||
-	    page_set_alloc(&sets[1], "warm", warm_mb, 2, thp) ||
-	    page_set_alloc(&sets[2], "cold", cold_mb, 3, thp)) {
+	if (page_set_alloc(&sets[0], hot_mb, 1, thp) ||
+	    page_set_alloc(&sets[1], warm_mb, 2, thp) ||
+	    page_set_alloc(&sets[2], cold_mb, 3, thp)) {
 		fprintf(stderr, "w-damon: out of memory for the sets: %s\n", strerror(errno));
 		return 3;
 	}
