@@ -87,26 +87,23 @@ lane_done() {
 	score_boot "$hca" "$lane_dir/$hca" "$rc"
 }
 
-# lanes_now: the boots that may run at once now: one while the next
-# target's kernel builds beside them (ahead_pid, not yet reaped), else
-# $lanes
+# building: whether the next target's kernel builds beside the boots
+# (ahead_pid, not yet reaped)
+building() {
+	[ -n "$ahead_pid" ] && [ -z "$ahead_rc" ]
+}
+
+# lanes_now: the boots that may run at once now: one while building
 lanes_now() {
-	if [ -n "$ahead_pid" ] && [ -z "$ahead_rc" ]; then
-		echo 1
-	else
-		echo "$lanes"
-	fi
+	if building; then echo 1; else echo "$lanes"; fi
 }
 
 # lane_wait: wait for a boot, or for the build beside them, to end
 lane_wait() {
 	local pid rc
 
-	if [ -n "$ahead_pid" ] && [ -z "$ahead_rc" ]; then
-		wait -n -p pid "${!lane_hca[@]}" "$ahead_pid"
-	else
-		wait -n -p pid "${!lane_hca[@]}"
-	fi
+	# shellcheck disable=SC2046
+	wait -n -p pid "${!lane_hca[@]}" $(building && echo "$ahead_pid")
 	rc=$?
 	if [ "$pid" = "$ahead_pid" ]; then
 		ahead_rc=$rc
