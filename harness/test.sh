@@ -64,10 +64,10 @@ bash "$S/prepare-tree.sh" || {
 	exit 1
 }
 
-# score_boot HCA OUT RC: count the summary lines of a boot's output OUT,
-# boot-test.sh having exited with RC
+# score_boot ARCH HCA OUT RC: count the summary lines of a boot's output
+# OUT, boot-test.sh having exited with RC
 score_boot() {
-	local hca=$1 out=$2 rc=$3 n=0 line
+	local arch=$1 hca=$2 out=$3 rc=$4 n=0 line
 	while IFS= read -r line; do
 		count "$line"
 		n=$((n + 1))
@@ -78,13 +78,14 @@ score_boot() {
 	fi
 }
 
-# lane_done PID RC: a boot run beside another (lane_hca[PID]) has ended
-# with RC: show its lines and count them
+# lane_done PID RC: a boot run beside another (lane_hca[PID]: its target
+# and scenario) has ended with RC: show its lines and count them
 lane_done() {
-	local hca=${lane_hca[$1]} rc=$2
+	local arch hca rc=$2
+	read -r arch hca <<<"${lane_hca[$1]}"
 	unset "lane_hca[$1]"
-	cat "$lane_dir/$hca"
-	score_boot "$hca" "$lane_dir/$hca" "$rc"
+	cat "$lane_dir/$arch-$hca"
+	score_boot "$arch" "$hca" "$lane_dir/$arch-$hca" "$rc"
 }
 
 # building: whether the next target's kernel builds beside the boots
@@ -126,7 +127,10 @@ ahead_pid=
 ahead_rc=
 ahead_arch=
 ahead_out=$(mktemp)
-trap 'rm -f "$ahead_out"; [ -z "$ahead_pid" ] || kill -- -"$ahead_pid" 2>/dev/null; kill $(jobs -p) 2>/dev/null' EXIT
+# the boots under way, of any target: their outputs, and pid -> "ARCH HCA"
+lane_dir=$(mktemp -d)
+declare -A lane_hca=()
+trap 'rm -rf "$ahead_out" "$lane_dir"; [ -z "$ahead_pid" ] || kill -- -"$ahead_pid" 2>/dev/null; kill $(jobs -p) 2>/dev/null' EXIT
 set -- $ARCHS
 while [ $# -gt 0 ]; do
 	arch=$1
@@ -178,30 +182,43 @@ while [ $# -gt 0 ]; do
 	lanes=${HWAGE_TEST_LANES:-$(($(nproc) >= 2 ? 2 : 1))}
 	[[ "$lanes" =~ ^[1-9][0-9]*$ ]] || die "HWAGE_TEST_LANES=$lanes: want a number of boots >= 1"
 	if [ "$lanes" = 1 ] && [ -z "$ahead_pid" ]; then
+		while [ ${#lane_hca[@]} -gt 0 ]; do
+			lane_wait
+		done
 		for hca in $boots; do
 			out=$(mktemp)
 			bash "$S/boot-test.sh" "$arch" "$hca" | tee "$out"
-			score_boot "$hca" "$out" "${PIPESTATUS[0]}"
+			score_boot "$arch" "$hca" "$out" "${PIPESTATUS[0]}"
 			rm -f "$out"
 		done
 		continue
 	fi
 	# each boot's lines are shown, and counted, when it ends
-	lane_dir=$(mktemp -d)
-	declare -A lane_hca=()
 	info "$arch: boots $(echo $boots), $lanes at a time (HWAGE_TEST_LANES$([ -z "$ahead_pid" ] || echo ", one until ${1:-}'s build ends")); the lines of each follow when it ends"
 	for hca in $boots; do
 		while [ ${#lane_hca[@]} -ge "$(lanes_now)" ]; do
 			lane_wait
 		done
 		info "$arch/hca=$hca: booting"
-		bash "$S/boot-test.sh" "$arch" "$hca" >"$lane_dir/$hca" 2>&1 &
-		lane_hca[$!]=$hca
+		bash "$S/boot-test.sh" "$arch" "$hca" >"$lane_dir/$arch-$hca" 2>&1 &
+		lane_hca[$!]="$arch $hca"
 	done
-	while [ ${#lane_hca[@]} -gt 0 ]; do
-		lane_wait
-	done
-	rm -rf "$lane_dir"
+	# The last boots of a target share the lanes with the next target's
+	# first ones (a fresh run's x86_64 boots waited 3 min for ppc64le's
+	# last): once its kernel is built, the next target goes on; without a
+	# build beside them (HWAGE_BUILD_AHEAD=0), its build waits for them.
+	if [ -n "$ahead_pid" ]; then
+		while building; do
+			lane_wait
+		done
+	else
+		while [ ${#lane_hca[@]} -gt 0 ]; do
+			lane_wait
+		done
+	fi
+done
+while [ ${#lane_hca[@]} -gt 0 ]; do
+	lane_wait
 done
 
 echo
