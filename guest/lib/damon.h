@@ -67,7 +67,12 @@ static inline int damon_has_ops(const char *ops)
  *		access in an aggregation) of a region the scheme acts on
  * @max_accesses: the most, or -1 for no bound
  * @min_age:	the least age (aggregations) of such a region
- * @mb_per_s:	the scheme's quota, or 0 for none
+ * @quota_mb:	the scheme's quota, MiB per @quota_ms, or 0 for none
+ * @quota_ms:	the quota's reset interval, or 0 for 1000 ms
+ * @freq_permil: the weight of a region's access frequency in the score by
+ *		which a quota ranks the regions
+ * @age_permil:	the weight of its age (DAMON's default for both, 0, ranks
+ *		all regions alike: the quota goes by address)
  * @memcg:	the memory cgroup (path below the cgroup mount) whose pages
  *		alone the scheme acts on, or NULL for all
  * @sample_us:	the sampling interval, or 0 for DAMON's 5 ms
@@ -81,7 +86,8 @@ struct damon_cfg {
 	int target_nid;
 	unsigned int min_accesses, min_age;
 	long long max_accesses;
-	int mb_per_s;
+	int quota_mb;
+	unsigned int quota_ms, freq_permil, age_permil;
 	const char *memcg;
 	unsigned long sample_us, aggr_us;
 	unsigned int max_regions;
@@ -137,8 +143,11 @@ static inline int damon_start(const struct damon_cfg *c)
 	    damon_setull(DAMON_SCHEME "access_pattern/nr_accesses/max",
 			 c->max_accesses < 0 ? 4294967295U : c->max_accesses) ||
 	    damon_setull(DAMON_SCHEME "access_pattern/nr_accesses/min", c->min_accesses) ||
-	    damon_setull(DAMON_SCHEME "quotas/bytes", (unsigned long long)c->mb_per_s << 20) ||
-	    damon_set(DAMON_SCHEME "quotas/reset_interval_ms", c->mb_per_s ? "1000" : "0") ||
+	    damon_setull(DAMON_SCHEME "quotas/bytes", (unsigned long long)c->quota_mb << 20) ||
+	    damon_setull(DAMON_SCHEME "quotas/reset_interval_ms",
+			 !c->quota_mb ? 0 : c->quota_ms ? c->quota_ms : 1000) ||
+	    damon_setull(DAMON_SCHEME "quotas/weights/nr_accesses_permil", c->freq_permil) ||
+	    damon_setull(DAMON_SCHEME "quotas/weights/age_permil", c->age_permil) ||
 	    damon_set(DAMON_SCHEME "filters/nr_filters", c->memcg ? "1" : "0") ||
 	    /* matching N: the pages of other cgroups are filtered out */
 	    (c->memcg && (damon_set(DAMON_SCHEME "filters/0/type", "memcg") ||
@@ -150,18 +159,19 @@ static inline int damon_start(const struct damon_cfg *c)
 }
 
 /*
- * Start kdamond 0 on the physical addresses [@start, @end) with one
- * scheme: migrate_hot to node @nid of the regions accessed in at least
- * @min_accesses samples of an aggregation, at most @mb_per_s MiB a second
- * (the scheme's quota).
+ * Start kdamond 0 on the physical addresses [@start, @end) with the
+ * operations @ops and one scheme: migrate_hot to node @nid of the regions
+ * accessed in at least @min_accesses samples of an aggregation, at most
+ * @mb_per_s MiB a second (the scheme's quota).
  */
-static inline int damon_migrate_hot_start(unsigned long long start, unsigned long long end,
-					  int nid, int min_accesses, int mb_per_s)
+static inline int damon_migrate_hot_start(const char *ops, unsigned long long start,
+					  unsigned long long end, int nid, int min_accesses,
+					  int mb_per_s)
 {
 	struct damon_cfg c = {
-		.ops = "paddr", .start = start, .end = end, .action = "migrate_hot",
+		.ops = ops, .start = start, .end = end, .action = "migrate_hot",
 		.target_nid = nid, .min_accesses = min_accesses, .max_accesses = -1,
-		.mb_per_s = mb_per_s,
+		.quota_mb = mb_per_s,
 	};
 
 	return damon_start(&c);
@@ -237,6 +247,35 @@ static inline int damon_tried_regions(struct damon_region *r, int max)
 		r[i].age = damon_tried_value(i, "age");
 	}
 	return i;
+}
+
+/* the index of the region of @r (@n, sorted by address) holding @pa, or -1 */
+static inline int damon_region_at(const struct damon_region *r, int n, unsigned long long pa)
+{
+	int lo = 0, hi = n - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (pa < r[mid].start)
+			hi = mid - 1;
+		else if (pa >= r[mid].end)
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return -1;
+}
+
+/* how many of @pages pages (@pfn, 0 where absent) of @psz bytes lie in the regions @r */
+static inline long damon_pages_in(const struct damon_region *r, int n,
+				  const unsigned long long *pfn, long pages, long psz)
+{
+	long i, in = 0;
+
+	for (i = 0; i < pages; i++)
+		in += pfn[i] && damon_region_at(r, n, pfn[i] * psz) >= 0;
+	return in;
 }
 
 #endif /* HWAGE_DAMON_H */

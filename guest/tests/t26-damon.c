@@ -31,7 +31,17 @@
  *      regions not accessed for a second, with swap on zram: at least half
  *      of the cold set swapped out within PAGEOUT_S seconds, while
  *   7. at least 90% of the hot set stays resident;
- *   8. every byte of both sets read back intact.
+ *   8. the count check tells how often, not only whether: with the reader
+ *      reading the hot set FREQ_RATIO times for each read of a warm set
+ *      (WARM_MB, allocated now), both found accessed (at least 80% of
+ *      each in regions at HOT_MIN or above: the monitor() view), a DAMOS
+ *      lru_prio scheme on paddr_counts whose quota is the hot set's size
+ *      an aggregation, ranking regions by frequency alone, takes the hot
+ *      set: at least 80% of the pages of the sets it took in SNAPS views
+ *      are hot (skipped without a backend, or where the sets lie in more
+ *      than MAX_RUNS runs; paddr's share, where both sets look alike,
+ *      goes to the log);
+ *   9. every byte of the sets read back intact.
  *
  * In the "on" boot the counts come from the emulated engine; in the
  * badmagic boot there is no backend and the same checks hold of the stock
@@ -82,9 +92,13 @@
 #define RUN_GAP 16
 #define MAX_RUNS 48
 #define PAGEOUT_S 15
+#define WARM_MB 8
+#define FREQ_RATIO 8
+/* check 8's warm-up for each quota run: DAMON's regions settle in a few aggregations */
+#define QUOTA_WARM_S 5
 #define MAX_REGIONS 4096
 #define KPF_IDLE 25
-#define NR_TESTS 8
+#define NR_TESTS 9
 
 static const char *names[NR_TESTS] = {
 	"DAMON offers the paddr_counts operations",
@@ -94,38 +108,36 @@ static const char *names[NR_TESTS] = {
 	"paddr marks the pages it samples idle (the sign check 4 looks for)",
 	"DAMOS pageout on paddr_counts in a memcg: >= 50% of the cold set swapped out",
 	"DAMOS pageout on paddr_counts: >= 90% of the hot set resident",
+	"paddr_counts: a quota ranked by frequency takes the hot set before a warm one found accessed too (>= 80% of its pages hot)",
 	"no byte lost",
 };
 
 static long psz;
 static volatile int stop_reader;
+/* once set, read FREQ_RATIO times less often than the hot set */
+static const struct page_set *volatile warm_read;
 
 static void *reader(void *arg)
 {
 	const struct page_set *s = arg;
-	unsigned long sum = 0;
+	unsigned long sum = 0, passes = 0;
 
-	while (!stop_reader)
+	while (!stop_reader) {
+		const struct page_set *w = warm_read;
+
 		sum += page_set_read(s);
+		if (w && ++passes % FREQ_RATIO == 0)
+			sum += page_set_read(w);
+	}
 	return (void *)sum;
 }
 
 /* the nr_accesses of the region holding physical address @pa, or -1 */
 static int region_accesses(const struct damon_region *r, int n, unsigned long long pa)
 {
-	int lo = 0, hi = n - 1;
+	int i = damon_region_at(r, n, pa);
 
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (pa < r[mid].start)
-			hi = mid - 1;
-		else if (pa >= r[mid].end)
-			lo = mid + 1;
-		else
-			return r[mid].nr_accesses;
-	}
-	return -1;
+	return i < 0 ? -1 : (int)r[i].nr_accesses;
 }
 
 /* the share of a set's present pages in regions at least HOT_MIN (@hot) or below */
@@ -267,6 +279,50 @@ static int monitor(const char *ops, const unsigned long long (*ranges)[2], int n
 	return 0;
 }
 
+/*
+ * Check 8: monitor @ranges with @ops and a DAMOS lru_prio scheme whose
+ * quota, the hot set's size each aggregation, goes to the regions found
+ * accessed in at least HOT_MIN samples by their frequency alone; the share
+ * of the pages of the sets (hot, then warm, in @pfn) it took that were hot,
+ * the mean over SNAPS views (the regions it applied to in one aggregation),
+ * or -1 if it took none.
+ */
+static double quota_precision(const char *ops, const unsigned long long (*ranges)[2],
+			      int nr_ranges, int pm, const struct page_set *hot,
+			      const struct page_set *warm, unsigned long long *pfn)
+{
+	struct damon_cfg c = { .ops = ops, .ranges = ranges, .nr_ranges = nr_ranges,
+			       .action = "lru_prio", .target_nid = -1, .min_accesses = HOT_MIN,
+			       .max_accesses = -1, .quota_mb = HOT_MB, .quota_ms = 100,
+			       .freq_permil = 1000, .max_regions = MAX_REGIONS_DAMON };
+	static struct damon_region r[MAX_REGIONS];
+	double t0, sum = 0;
+	long h = 0, w = 0;
+	int n, got = 0;
+
+	if (damon_start(&c))
+		return -1;
+	sleep(QUOTA_WARM_S);
+	for (t0 = now_s(); got < SNAPS && now_s() - t0 < VIEWS_S;) {
+		sleep(1);
+		n = damon_tried_regions(r, MAX_REGIONS);
+		if (n <= 0)
+			continue;
+		page_set_pfns(pm, hot, pfn);
+		page_set_pfns(pm, warm, pfn + hot->pages);
+		h = damon_pages_in(r, n, pfn, hot->pages, psz);
+		w = damon_pages_in(r, n, pfn + hot->pages, warm->pages, psz);
+		if (h + w == 0)
+			continue;
+		sum += (double)h / (h + w);
+		got++;
+	}
+	damon_stop();
+	ktap_diag("%s, lru_prio with a quota of the hot set's size: %d views; of the sets' pages it took, hot %.3f (last view: %ld hot, %ld warm, of %ld each)",
+		  ops, got, got ? sum / got : 0, h, w, hot->pages);
+	return got ? sum / got : -1;
+}
+
 /* the share of a set's pages present (@present) or not */
 static double resident(int pm, const struct page_set *s, int present)
 {
@@ -279,7 +335,7 @@ static double resident(int pm, const struct page_set *s, int present)
 
 int main(void)
 {
-	struct page_set hot, cold;
+	struct page_set hot, cold, warm = { 0 };
 	struct view vc, vp;
 	unsigned long long *pfn, lo = ~0ULL, hi = 0;
 	static unsigned long long runs[MAX_RUNS][2];
@@ -375,11 +431,40 @@ int main(void)
 	ktap_result(ok && cold_out >= 0.5, names[5]);
 	ktap_result(ok && hot_in >= 0.9, names[6]);
 
+	if (!counted) {
+		ktap_skip(names[7], "no counter backend: no frequencies");
+	} else if (write_file("/proc/sys/vm/compact_memory", "1"),
+		   page_set_alloc(&warm, WARM_MB, 3, 1) ||
+		   !(pfn = realloc(pfn, (hot.pages + warm.pages) * sizeof(*pfn)))) {
+		ktap_diag("the warm set: %s", strerror(errno));
+		ktap_result(0, names[7]);
+	} else {
+		warm_read = &warm;
+		page_set_pfns(pm, &hot, pfn);
+		page_set_pfns(pm, &warm, pfn + hot.pages);
+		nr_runs = set_runs(pfn, hot.pages, hot.pages + warm.pages, runs);
+		ktap_diag("hot and warm sets in %d runs of physical memory", nr_runs);
+		if (nr_runs < 1 || nr_runs > MAX_RUNS) {
+			ktap_skip(names[7], "the sets' pages interleave in more runs of physical memory than DAMON's regions can tell apart");
+		} else {
+			struct view vw;
+			double prec;
+
+			/* the warm set found accessed too: else the quota's choice is no test */
+			ok = !monitor("paddr_counts", runs, nr_runs, pm, &hot, &warm, pfn, &vw);
+			prec = quota_precision("paddr_counts", runs, nr_runs, pm, &hot, &warm, pfn);
+			quota_precision("paddr", runs, nr_runs, pm, &hot, &warm, pfn);
+			ktap_diag("warm set in regions found accessed: %.3f", ok ? 1 - vw.quiet : -1);
+			ktap_result(ok && vw.recall >= 0.8 && 1 - vw.quiet >= 0.8 && prec >= 0.8,
+				    names[7]);
+		}
+	}
+
 	stop_reader = 1;
 	pthread_join(th, NULL);
-	bad = page_set_errors(&hot) + page_set_errors(&cold);
+	bad = page_set_errors(&hot) + page_set_errors(&cold) + (warm.buf ? page_set_errors(&warm) : 0);
 	if (bad)
 		ktap_diag("%ld bytes differ", bad);
-	ktap_result(!bad, names[7]);
+	ktap_result(!bad, names[8]);
 	return ktap_end();
 }
