@@ -169,12 +169,18 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		add(key, "mc_sys_ms", col("cpu_sys_usec") / 1000)
 	}
 	# w-damon (workloads damon, damon-fine): the view of DAMON against the truth
-	if (col("workload") ~ /^damon/ && col("workload") != "damon-reclaim" && col("damon_ops") != "") {
+	if (col("workload") ~ /^damon/ && col("workload") != "damon-reclaim" && col("workload") != "damon-quota" && col("damon_ops") != "") {
 		dmn = 1
 		add(key, "dprec", col("damon_precision")); add(key, "drec", col("damon_recall"))
 		add(key, "derr", col("damon_error")); add(key, "kd_ms", col("kdamond_ms"))
 		if (col("kdamond_warm_ms") != "" && col("warm_s") > 0) add(key, "kdw_ms", col("kdamond_warm_ms") / col("warm_s"))
 		add(key, "regions", col("regions")); add(key, "thot", col("damon_truth_hot"))
+	}
+	# damon-quota: a DAMOS quota ranked by frequency, with each check
+	if (col("workload") == "damon-quota" && col("quota_hot") != "") {
+		dqt = 1
+		add(key, "qhot", col("quota_hot")); add(key, "qcover", col("quota_cover"))
+		add(key, "kd_ms", col("kdamond_ms"))
 	}
 	# damon-reclaim: DAMOS pageout with each check, what it saved and cost
 	if (col("workload") == "damon-reclaim" && col("saved_kb") != "") {
@@ -294,12 +300,23 @@ END {
 		      "| target | workload | config | runs | precision | recall | error | vs damon-ab | regions | truth hot pages | kdamond ms/s | vs damon-ab | kdamond ms, views | vs damon-ab |")
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, f, "|")
-			if (f[2] !~ /^damon/ || f[2] == "damon-reclaim") continue
+			if (f[2] !~ /^damon/ || f[2] == "damon-reclaim" || f[2] == "damon-quota") continue
 			b = f[1] "|" f[2] "|" f[3] "|damon-ab"
 			printf "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], f[4],
 				runs[k], cell(k, "dprec"), cell(k, "drec"), cell(k, "derr"), ci(k, b, "derr"),
 				cell(k, "regions"), cell(k, "thot"), cell(k, "kdw_ms"), ci(k, b, "kdw_ms"),
 				cell(k, "kd_ms"), ci(k, b, "kd_ms")
+		}
+	}
+	if (dqt) {
+		table("A DAMOS quota ranked by access frequency, with each check (workload damon-quota, w-damon -Q: the sets of the damon workload, the warm one read every 2 ms, so that both it and the hot set are found accessed at every sample; DAMOS lru_prio of the regions accessed in at least 5 of 20 samples, its quota the size of the hot set (16 MiB) each aggregation, ranked by frequency alone (weights nr_accesses 1000, age 0); a view each second of the regions it took; hot share: of the pages of the sets it took, the share that were hot, mean over the views; hot set taken: the share of the hot set it took; vs damon-ab: ratio of medians with its 95% bootstrap interval):",
+		      "| target | config | runs | hot share | vs damon-ab | hot set taken | kdamond ms |")
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, f, "|")
+			if (f[2] != "damon-quota") continue
+			b = f[1] "|" f[2] "|" f[3] "|damon-ab"
+			printf "| %s | %s | %d | %s | %s | %s | %s |\n", f[1], f[4], runs[k],
+				cell(k, "qhot"), ci(k, b, "qhot"), cell(k, "qcover"), cell(k, "kd_ms")
 		}
 	}
 	if (drc) {

@@ -30,7 +30,8 @@
 # scores DAMON's views against the truth between the run's snapshots:
 # damon_precision, damon_recall (of the pages hot by either), damon_error
 # (access-weighted) and damon_truth_hot; the damon-reclaim rows carry
-# their own figures (saved_kb, applied_kb, min_age).
+# their own figures (saved_kb, applied_kb, min_age), the damon-quota rows
+# theirs (quota_hot, quota_cover).
 set -u
 COLS="arch run config workload pressure ops_per_s p50_us p99_us ops errors misses exit
 limit_kb footprint_kb workingset_refault_anon workingset_refault_file
@@ -47,7 +48,7 @@ lock_hold_samples lock_hold_ns lock_hold_p99_ns lock_hold_max_ns
 putback_hold_samples putback_hold_ns putback_hold_p99_ns putback_hold_max_ns swapped
 swapped_cold cls_precision cls_recall cls_design_precision cls_design_recall
 truth_agreement aged_precision aged_recall damon_ops sample_us aggr_us kdamond_ms kdamond_warm_ms warm_s views regions
-hot_reads damon_precision damon_recall damon_error damon_truth_hot min_age saved_kb applied_kb secs kernel series qemu emulator guest_mem scale phase_secs clock boot_wall_s log"
+hot_reads damon_precision damon_recall damon_error damon_truth_hot min_age saved_kb applied_kb quota_hot quota_cover secs kernel series qemu emulator guest_mem scale phase_secs clock boot_wall_s log"
 
 if [ "${1:-}" = --header ]; then
 	echo $COLS | tr ' ' ,

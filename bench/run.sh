@@ -61,6 +61,7 @@
 #   damon-hot      base with DAMON's DAMOS migrate_hot from node 1 to node 0
 #                  (paddr, default intervals, regions used in 1 of 20
 #                  samples, 256 MiB/s), for the tiers workload
+#   damon-hot-counts  damon-hot on DAMON's count check (paddr_counts)
 #   unconstrained  no memory limit: the ceiling
 #
 # Settings (environment):
@@ -78,7 +79,8 @@
 #                          slow memory tier that moves, in guests with
 #                          one (HWAGE_TIERS=512M); compare base (no
 #                          promotion), hca (kpromoted by the counts),
-#                          nb-tiering, kp-faults and damon-hot; tiers-mc: memcached with every other page
+#                          nb-tiering, kp-faults, damon-hot and
+#                          damon-hot-counts; tiers-mc: memcached with every other page
 #                          of its memory moved to node 1 after its load,
 #                          scored by the share of all
 #                          accesses node 0 served, from the emulator's
@@ -95,7 +97,11 @@
 #                          radix MMU); damon-reclaim: DAMOS pageout of
 #                          the regions unaccessed for 5 aggregations,
 #                          for the workload cgroup, with each check: the
-#                          memory saved and the refaults; run them with
+#                          memory saved and the refaults; damon-quota:
+#                          DAMOS lru_prio with a quota of the hot set's
+#                          size, ranked by frequency, the warm set read
+#                          every 2 ms: the share of hot pages it took,
+#                          with each check; run them with
 #                          HWAGE_BENCH_CONFIGS=base)
 #   HWAGE_BENCH_PRESSURES  footprint over limit (1.2; e.g. 1.2,2)
 #   HWAGE_BENCH_SECS       guest seconds of each run phase (8)
@@ -152,13 +158,13 @@ for n in $SCALES; do
 		die "HWAGE_BENCH_SCALES: '$n' is not a scale from 1 to 64"
 done
 for c in $CONFIGS; do
-	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|hca-everywalk|nb-tiering|kp-faults|damon-hot|unconstrained) ;;
-	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) hca-everywalk nb-tiering kp-faults damon-hot unconstrained)" ;;
+	case $c in base|hca|hca-refs|hca-kmeans|hca-s16|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|hca-p10|hca-mem|hca-thp|hca-thp[1-9]|hca-thp[1-9][0-9]|hca-thp100|hca-everywalk|nb-tiering|kp-faults|damon-hot|damon-hot-counts|unconstrained) ;;
+	*) die "HWAGE_BENCH_CONFIGS: unknown configuration '$c' (base hca hca-refs hca-kmeans hca-s16 hca-noref hca-prevgen hca-tiers hca-gap hca-share hca-linear hca-p10 hca-mem hca-thp hca-thpN (N 1 to 100) hca-everywalk nb-tiering kp-faults damon-hot damon-hot-counts unconstrained)" ;;
 	esac
 done
 for w in ${WORKLOADS//,/ }; do
-	case $w in hotcold|memcached|thp|thp-collapse|tiers|tiers-mc|damon|damon-fine|damon-thp|damon-reclaim) ;;
-	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers tiers-mc damon damon-fine damon-thp damon-reclaim)" ;;
+	case $w in hotcold|memcached|thp|thp-collapse|tiers|tiers-mc|damon|damon-fine|damon-thp|damon-reclaim|damon-quota) ;;
+	*) die "HWAGE_BENCH_WORKLOADS: unknown workload '$w' (hotcold memcached thp thp-collapse tiers tiers-mc damon damon-fine damon-thp damon-reclaim damon-quota)" ;;
 	esac
 done
 for p in ${PRESSURES//,/ }; do

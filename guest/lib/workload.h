@@ -32,6 +32,7 @@
  *                  which promotes by them (promote-faults=1), counts off
  *   damon-hot      as base, with DAMON's migrate_hot moving node 1's hot
  *                  regions to node 0 (wl_damon_hot())
+ *   damon-hot-counts  damon-hot on DAMON's count check (paddr_counts)
  *   unconstrained  as base, with no memory limit: the ceiling
  */
 #ifndef HWAGE_WORKLOAD_H
@@ -64,20 +65,21 @@
 #include "util.h"
 
 /*
- * damon-hot: kdamond 0 on node 1's physical addresses, DAMOS migrate_hot
+ * damon-hot: kdamond 0 on node 1's physical addresses with the operations
+ * @ops (paddr, or paddr_counts for damon-hot-counts), DAMOS migrate_hot
  * to node 0 of the regions accessed in at least 1 of the 20 samples of an
  * aggregation (any use: the others promote whatever is used while node 0
  * has room), at most 256 MiB a second (kpromoted's rate limit); 0, or -1
  * without a node 1 or if DAMON refuses it
  */
-static inline int wl_damon_hot(void)
+static inline int wl_damon_hot(const char *ops)
 {
 	long long start, managed, end;
 	long page = sysconf(_SC_PAGESIZE);
 
 	if (tiers_node_span(1, &start, &managed, &end))
 		return -1;
-	return damon_migrate_hot_start(start * page, end * page, 0, 1, 256);
+	return damon_migrate_hot_start(ops, start * page, end * page, 0, 1, 256);
 }
 
 /*
@@ -93,7 +95,8 @@ static inline int wl_damon_hot(void)
  * walk-once-per-window: 0 for hca-everywalk, 1 (the default) for the
  * others; numa_balancing: 2 for nb-tiering and kp-faults, 0 (off, the
  * default here) for the others; promote-faults: 1 for kp-faults, 0 (the
- * default) for the others; DAMON's migrate_hot from node 1 for damon-hot;
+ * default) for the others; DAMON's migrate_hot from node 1 for damon-hot
+ * and damon-hot-counts;
  * thp-split-hot and thp-collapse-hot: WL_THP_HOT for hca-thp, N for
  * hca-thpN, 0 (the default, off) for the others.
  */
@@ -106,7 +109,8 @@ static inline int wl_config(const char *config)
 	const char *thp_hot = thp && config[7] ? config + 7 : WL_THP_HOT;
 	int everywalk = !strcmp(config, "hca-everywalk");
 	int kpf = !strcmp(config, "kp-faults"), nbt = kpf || !strcmp(config, "nb-tiering");
-	int damon = !strcmp(config, "damon-hot");
+	int damon_counts = !strcmp(config, "damon-hot-counts");
+	int damon = damon_counts || !strcmp(config, "damon-hot");
 	int counts = !strcmp(config, "hca") || !strcmp(config, "hca-noref") || refs ||
 		     prevgen || tiers || gap || kmeans || linear || share || thp || everywalk;
 
@@ -137,7 +141,7 @@ static inline int wl_config(const char *config)
 		return -1;
 	if (hca_knob("promote-faults", kpf ? "1" : "0") && kpf)
 		return -1;
-	if (damon && wl_damon_hot())
+	if (damon && wl_damon_hot(damon_counts ? "paddr_counts" : "paddr"))
 		return -1;
 	return 0;
 }

@@ -9,10 +9,11 @@
  *
  * Kernel command line:
  *   hwage.config=base|hca|hca-refs|hca-kmeans|hca-noref|hca-prevgen|hca-tiers|hca-gap|hca-share|hca-linear|
- *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|kp-faults|damon-hot|unconstrained
+ *                hca-thp|hca-thpN|hca-everywalk|nb-tiering|kp-faults|damon-hot|
+ *                damon-hot-counts|unconstrained
  *                            (base; see lib/workload.h)
  *   hwage.workloads=hotcold,memcached,thp,thp-collapse,tiers,tiers-mc,damon,damon-fine,
- *                   damon-thp,damon-reclaim
+ *                   damon-thp,damon-reclaim,damon-quota
  *                            (hotcold,memcached)
  *   hwage.pressures=1.2,2    footprint / memory.max (unconstrained: none)
  *   hwage.secs=N             seconds of each run phase (10)
@@ -27,10 +28,11 @@
  * pressure's after a warm-up in which the counts mature. thp-collapse
  * (w-thp -b, for khugepaged) runs once, without a limit, at pressure 1;
  * so do tiers (w-tiers, in a guest with a slow memory tier), tiers-mc
- * (memcached spilled over both tiers) and damon, damon-fine, damon-thp and
- * damon-reclaim (w-damon: DAMON's view of a known pattern, or its DAMOS
- * pageout, with each access check; it prints its own lines, config=damon-ab
- * and damon-counts, whatever the boot's).
+ * (memcached spilled over both tiers) and damon, damon-fine, damon-thp,
+ * damon-reclaim and damon-quota (w-damon: DAMON's view of a known pattern,
+ * or its DAMOS pageout, or a DAMOS quota ranked by frequency, with each
+ * access check; it prints its own lines, config=damon-ab and damon-counts,
+ * whatever the boot's).
  *
  * Every line also has the huge page events of /proc/vmstat over the
  * phase (thp_split_page, thp_sparse_*, thp_collapse_alloc,
@@ -303,7 +305,7 @@ static void thp_collapse(const char *config, const char *secs)
  * after secs; what moves it up is the configuration's: nothing (base),
  * kpromoted by the counts (hca), NUMA balancing's tiering mode
  * (nb-tiering), kpromoted by nb-tiering's hint faults (kp-faults),
- * DAMOS migrate_hot (damon-hot).
+ * DAMOS migrate_hot (damon-hot, and damon-hot-counts on the count check).
  */
 static void tiers(const char *config, const char *secs)
 {
@@ -344,13 +346,15 @@ static void damon_run(const char *name, char *const argv[])
 }
 
 /*
- * damon, damon-fine, damon-thp, damon-reclaim: w-damon in a fresh cgroup,
- * its output straight to the console (its view lines are long and many):
+ * damon, damon-fine, damon-thp, damon-reclaim, damon-quota: w-damon in a
+ * fresh cgroup, its output straight to the console (its view lines are
+ * long and many):
  * DAMON's paddr and paddr_counts in turn, 3 rounds, at DAMON's default
  * intervals (5 ms sampling, 100 ms aggregation) or finer ones (damon-fine:
  * 1 ms, 20 ms: nr_accesses still counts to 20), the sets in huge pages
  * (damon-thp), scored on the host (bench/damon-score.sh); or DAMOS pageout
- * of the regions unaccessed for 5 aggregations (damon-reclaim).
+ * of the regions unaccessed for 5 aggregations (damon-reclaim); or DAMOS
+ * lru_prio with a quota ranked by frequency (damon-quota).
  */
 static void damon_wl(const char *name, const char *secs)
 {
@@ -363,6 +367,8 @@ static void damon_wl(const char *name, const char *secs)
 		argv[9] = "-T";
 	else if (!strcmp(name, "damon-reclaim"))
 		argv[9] = "-P";
+	else if (!strcmp(name, "damon-quota"))
+		argv[9] = "-Q";
 	damon_run(name, argv);
 }
 
@@ -625,7 +631,8 @@ int main(void)
 			else if (!strcmp(w, "tiers-mc"))
 				tiers_mc(config, secs);
 			else if (!strcmp(w, "damon") || !strcmp(w, "damon-fine") ||
-				 !strcmp(w, "damon-thp") || !strcmp(w, "damon-reclaim"))
+				 !strcmp(w, "damon-thp") || !strcmp(w, "damon-reclaim") ||
+				 !strcmp(w, "damon-quota"))
 				damon_wl(w, secs);
 			else if (!strcmp(w, "thp-collapse"))
 				thp_collapse(config, secs);

@@ -36,8 +36,21 @@
  * over the run's second half) and what that cost: the cgroup's refaults
  * (workingset_refault_anon) and the swap-ins (pswpin) of the run. The run
  * lines come at the end, after the sets' contents are checked (errors=,
- * the bytes that differ, of all the runs). Exit 0, 1 if a set lost a byte,
- * 2 on bad options, 3 if DAMON or the snapshots are missing.
+ * the bytes that differ, of all the runs).
+ *
+ * -Q (a quota ranked by frequency) reads the warm set every 2 ms instead,
+ * so that DAMON finds both it and the hot set accessed at every sample,
+ * and runs a DAMOS lru_prio scheme on the sets' range for the regions
+ * found accessed in at least 5 of 20 samples, whose quota, the hot set's
+ * size each aggregation, ranks them by access frequency alone (weights:
+ * nr_accesses 1000, age 0). After -w seconds a view each second for -s
+ * seconds of the regions the scheme took; the run line says what share of
+ * the sets' pages in them were hot (quota_hot=, the mean over the views)
+ * and what share of the hot set they held (quota_cover=). The accessed
+ * bits see the two sets alike; the counts say how often.
+ *
+ * Exit 0, 1 if a set lost a byte, 2 on bad options, 3 if DAMON or the
+ * snapshots are missing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -69,6 +82,8 @@ static volatile int stop;
 static volatile long long hot_reads;
 
 static int thp;
+/* the warm reader's pause between reads of its set */
+static useconds_t warm_pause_us = 100000;
 
 static void *hot_reader(void *arg)
 {
@@ -94,7 +109,7 @@ static void *warm_reader(void *arg)
 
 	while (!stop) {
 		sum += page_set_read(s);
-		usleep(100000);
+		usleep(warm_pause_us);
 	}
 	return (void *)sum;
 }
@@ -151,6 +166,62 @@ static int reclaim_run(const char *ops, const char *name, const struct page_set 
 		     (m0 - sum / (half ? half : 1)) >> 10,
 		     cg_stat(cg, "memory.stat", "workingset_refault_anon") - r0,
 		     vmstat("pswpin") - s0, (cpu1 - cpu0) / 1e6, applied >> 10) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * One run of the quota ranked by frequency with @ops (-Q): the share of
+ * the sets' pages the scheme took that were hot, and of the hot set it
+ * took, as one line kept for the end.
+ */
+static int quota_run(const char *ops, const char *name, const struct page_set *sets,
+		     unsigned long long lo, unsigned long long hi, unsigned long sample_us,
+		     unsigned long aggr_us, int warm, int secs, long footprint)
+{
+	struct damon_cfg c = { .ops = ops, .start = lo, .end = hi, .action = "lru_prio",
+			       .target_nid = -1, .min_accesses = 5, .max_accesses = -1,
+			       .quota_mb = (sets[0].pages * psz) >> 20,
+			       .quota_ms = aggr_us / 1000, .freq_permil = 1000,
+			       .sample_us = sample_us, .aggr_us = aggr_us };
+	static struct damon_region r[MAX_REGIONS];
+	unsigned long long *pfn = calloc(sets[0].pages + sets[1].pages, sizeof(*pfn));
+	double hot = 0, cover = 0;
+	long long cpu0, cpu1;
+	int pm = pagemap_open(), pid, i, n, views = 0;
+
+	if (!pfn || pm < 0 || damon_start(&c) || (pid = damon_pid()) < 0) {
+		fprintf(stderr, "w-damon: cannot start DAMOS lru_prio with %s\n", ops);
+		return -1;
+	}
+	sleep(warm);
+	cpu0 = task_cpu_ns(pid);
+	for (i = 0; i < secs; i++) {
+		long h, w;
+
+		sleep(1);
+		n = damon_tried_regions(r, MAX_REGIONS);
+		if (n <= 0)
+			continue;
+		page_set_pfns(pm, &sets[0], pfn);
+		page_set_pfns(pm, &sets[1], pfn + sets[0].pages);
+		h = damon_pages_in(r, n, pfn, sets[0].pages, psz);
+		w = damon_pages_in(r, n, pfn + sets[0].pages, sets[1].pages, psz);
+		if (h + w == 0)
+			continue;
+		hot += (double)h / (h + w);
+		cover += (double)h / sets[0].pages;
+		views++;
+	}
+	cpu1 = task_cpu_ns(pid);
+	damon_stop();
+	close(pm);
+	free(pfn);
+	if (nr_lines == MAX_RUNS ||
+	    asprintf(&lines[nr_lines++], "hwage-bench config=damon-%s workload=%s pressure=1 limit_kb=0 footprint_kb=%ld damon_ops=%s sample_us=%lu aggr_us=%lu quota_hot=%.4f quota_cover=%.4f views=%d kdamond_ms=%.3f",
+		     strcmp(ops, "paddr") ? "counts" : "ab", name, footprint >> 10, ops, sample_us,
+		     aggr_us, views ? hot / views : 0, views ? cover / views : 0, views,
+		     (cpu1 - cpu0) / 1e6) < 0)
 		return -1;
 	return 0;
 }
@@ -220,14 +291,15 @@ int main(int argc, char **argv)
 {
 	long hot_mb = 16, warm_mb = 16, cold_mb = 96;
 	unsigned long sample_us = 5000, aggr_us = 100000;
-	int rounds = 3, warm = 5, secs = 10, opt, i, failed = 0, reclaim = 0, min_age = 5;
+	int rounds = 3, warm = 5, secs = 10, opt, i, failed = 0, reclaim = 0, quota = 0;
+	int min_age = 5;
 	long errors = 0;
 	const char *name = "damon";
 	unsigned long long lo, hi;
 	struct page_set sets[3];
 	pthread_t th[2];
 
-	while ((opt = getopt(argc, argv, "H:W:C:R:w:s:i:a:n:TPg:")) != -1) {
+	while ((opt = getopt(argc, argv, "H:W:C:R:w:s:i:a:n:TPQg:")) != -1) {
 		switch (opt) {
 		case 'H':
 			hot_mb = parse_num("w-damon", "-H", optarg, 1, 1024);
@@ -262,11 +334,15 @@ int main(int argc, char **argv)
 		case 'P':
 			reclaim = 1;
 			break;
+		case 'Q':
+			quota = 1;
+			warm_pause_us = 2000;
+			break;
 		case 'g':
 			min_age = parse_num("w-damon", "-g", optarg, 1, 1000);
 			break;
 		default:
-			fprintf(stderr, "usage: w-damon [-H HOT_MB] [-W WARM_MB] [-C COLD_MB] [-R ROUNDS] [-w WARMUP_S] [-s SECONDS] [-i SAMPLE_US] [-a AGGR_US] [-n NAME] [-T] [-P [-g MIN_AGE]]\n");
+			fprintf(stderr, "usage: w-damon [-H HOT_MB] [-W WARM_MB] [-C COLD_MB] [-R ROUNDS] [-w WARMUP_S] [-s SECONDS] [-i SAMPLE_US] [-a AGGR_US] [-n NAME] [-T] [-P [-g MIN_AGE] | -Q]\n");
 			return 2;
 		}
 	}
@@ -275,7 +351,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	psz = sysconf(_SC_PAGESIZE);
-	if (!damon_has_ops("paddr_counts") || (!reclaim && hca_read_number(HCA_TRUTH) < 0)) {
+	if (reclaim && quota) {
+		fprintf(stderr, "w-damon: -P and -Q are two workloads: one at a time\n");
+		return 2;
+	}
+	if (!damon_has_ops("paddr_counts") ||
+	    (!reclaim && !quota && hca_read_number(HCA_TRUTH) < 0)) {
 		fprintf(stderr, "w-damon: no paddr_counts or no ground truth (HWAGE_HCA_TRUTH=1)\n");
 		return 3;
 	}
@@ -303,6 +384,11 @@ int main(int argc, char **argv)
 		if (reclaim)
 			failed = reclaim_run(first, name, sets, 3, lo, hi, min_age, secs, fp) ||
 				 reclaim_run(second, name, sets, 3, lo, hi, min_age, secs, fp);
+		else if (quota)
+			failed = quota_run(first, name, sets, lo, hi, sample_us, aggr_us, warm, secs,
+					   fp) ||
+				 quota_run(second, name, sets, lo, hi, sample_us, aggr_us, warm, secs,
+					   fp);
 		else
 			failed = run(first, name, lo, hi, sample_us, aggr_us, warm, secs, fp) ||
 				 run(second, name, lo, hi, sample_us, aggr_us, warm, secs, fp);
