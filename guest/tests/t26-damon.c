@@ -222,6 +222,25 @@ static int set_runs(const unsigned long long *pfn, long hot_pages, long pages,
 	return nr;
 }
 
+/*
+ * A second on, the regions kdamond 0's scheme last took into @r, and the
+ * pfns of the pages of @a and @b into @pfn (@a's first) read again: the
+ * number of regions, 0 if there are none
+ */
+static int next_view(struct damon_region *r, int pm, const struct page_set *a,
+		     const struct page_set *b, unsigned long long *pfn)
+{
+	int n;
+
+	sleep(1);
+	n = damon_tried_regions(r, MAX_REGIONS);
+	if (n <= 0)
+		return 0;
+	page_set_pfns(pm, a, pfn);
+	page_set_pfns(pm, b, pfn + a->pages);
+	return n;
+}
+
 struct view {
 	double recall, quiet;
 	long idle;
@@ -255,12 +274,9 @@ static int monitor(const char *ops, const unsigned long long (*ranges)[2], int n
 	cpu0 = task_cpu_ns(pid);
 	sleep(WARM_S);
 	for (t0 = now_s(); got < SNAPS && now_s() - t0 < VIEWS_S;) {
-		sleep(1);
-		n = damon_tried_regions(r, MAX_REGIONS);
-		if (n <= 0)
+		n = next_view(r, pm, hot, cold, pfn);
+		if (!n)
 			continue;
-		page_set_pfns(pm, hot, pfn);
-		page_set_pfns(pm, cold, pfn + hot->pages);
 		v->recall += share(r, n, pfn, hot->pages, 1);
 		v->quiet += share(r, n, pfn + hot->pages, cold->pages, 0);
 		v->regions = n;
@@ -304,12 +320,9 @@ static double quota_precision(const char *ops, const unsigned long long (*ranges
 		return -1;
 	sleep(QUOTA_WARM_S);
 	for (t0 = now_s(); got < SNAPS && now_s() - t0 < VIEWS_S;) {
-		sleep(1);
-		n = damon_tried_regions(r, MAX_REGIONS);
-		if (n <= 0)
+		n = next_view(r, pm, hot, warm, pfn);
+		if (!n)
 			continue;
-		page_set_pfns(pm, hot, pfn);
-		page_set_pfns(pm, warm, pfn + hot->pages);
 		h = damon_pages_in(r, n, pfn, hot->pages, psz);
 		w = damon_pages_in(r, n, pfn + hot->pages, warm->pages, psz);
 		if (h + w == 0)
