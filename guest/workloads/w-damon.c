@@ -192,6 +192,9 @@ static int quota_run(const char *ops, const char *name, const struct page_set *s
 
 	if (!pfn || pm < 0 || damon_start(&c) || (pid = damon_pid()) < 0) {
 		fprintf(stderr, "w-damon: cannot start DAMOS lru_prio with %s\n", ops);
+		if (pm >= 0)
+			close(pm);
+		free(pfn);
 		return -1;
 	}
 	sleep(warm);
