@@ -30,7 +30,9 @@
  *   6. DAMOS pageout on paddr_counts, for the test's cgroup only, of the
  *      regions not accessed for a second, with swap on zram: at least half
  *      of the cold set swapped out within PAGEOUT_S seconds, while
- *   7. at least 90% of the hot set stays resident;
+ *   7. at least 90% of the hot set stays resident (skipped without a
+ *      backend where the stock check found less than 80% of the hot set
+ *      accessed, as check 2 is: it then pages the hot set out by design);
  *   8. the count check tells how often, not only whether: with the reader
  *      reading the hot set FREQ_RATIO times for each read of a warm set
  *      (WARM_MB, allocated now), both found accessed (at least 80% of
@@ -444,7 +446,11 @@ int main(void)
 	}
 	damon_stop();
 	ktap_result(ok && cold_out >= 0.5, names[5]);
-	ktap_result(ok && hot_in >= 0.9, names[6]);
+	/* without a backend, a hot set the stock check did not see is fair game for pageout */
+	if (!counted && vc.recall < 0.8)
+		ktap_skip(names[6], "no counter backend, and the stock check found the hot set unaccessed (its TLB entries live on: DAMON does not flush), so paging it out is what DAMON should do; the figures are in the log");
+	else
+		ktap_result(ok && hot_in >= 0.9, names[6]);
 
 	/* free memory in large blocks again, for few runs of the warm set */
 	write_file("/proc/sys/vm/compact_memory", "1");
