@@ -21,6 +21,16 @@
 # or "hwage-host: guest timed out ..." says so, and the exit status is
 # QEMU's (124: timed out).
 #
+# A guest whose kernel runs /init but whose init then prints nothing (its
+# first line, "hwage-init: mode", comes at once) for HWAGE_INIT_STALL
+# seconds (120; 0 turns the check off) has stalled: the host asks QEMU
+# (QMP, on a socket of this boot's) for the vCPUs' state and registers,
+# asks the kernel for its tasks and locks (x86_64: SysRq d, w, l, t on the
+# keyboard; ppc64le: a system reset, which prints the interrupted
+# context), appends all of it to the log after a line
+#   hwage-host: init stalled: ...
+# and stops QEMU, rather than wait for the timeout; the exit status is 125.
+#
 # Extra kernel parameters: HWAGE_CMDLINE; extra QEMU options:
 # HWAGE_QEMU_ARGS or after "--".
 #
@@ -172,7 +182,12 @@ esac
 
 table=/dev/shm/hwage-$HWAGE_ARCH-$$.hca
 disk=$HWAGE_CACHE/disk-$HWAGE_ARCH-$$.img
-trap 'rm -f "$table" "$table".* "$disk" ${mon:+"$mon.in" "$mon.out"}' EXIT
+# QMP, for the state of a stalled guest (a socket path is at most 107 bytes:
+# not beside the log)
+qmp=${TMPDIR:-/tmp}/hwage-qmp-$HWAGE_ARCH-$$.sock
+trap 'rm -f "$table" "$table".* "$disk" "$qmp" ${mon:+"$mon.in" "$mon.out"}' EXIT
+stall=${HWAGE_INIT_STALL:-120}
+[[ "$stall" =~ ^[0-9]+$ ]] || not_started "HWAGE_INIT_STALL=$stall: want seconds (0: no check)"
 
 # HWAGE_HOTPLUG: room for the DIMM in -m, and the monitor
 mem_opt=$GUEST_MEM
@@ -353,8 +368,80 @@ if [ "$MODE" = shell ]; then
 	exit
 fi
 
+[ "$stall" = 0 ] || qemu+=(-qmp "unix:$qmp,server=on,wait=off")
 echo "${qemu[*]}" >"$log.cmd"
 t0=$(date +%s)
+
+# qmp_hmp COMMAND...: each monitor command's answer, through QMP
+qmp_hmp() {
+	python3 - "$qmp" "$@" <<-'EOF' 2>&1
+	import json, socket, sys
+	s = socket.socket(socket.AF_UNIX)
+	s.settimeout(10)
+	f = None
+	try:
+	    s.connect(sys.argv[1])
+	    f = s.makefile("rw")
+	    def ask(cmd, **args):
+	        f.write(json.dumps({"execute": cmd, "arguments": args}) + "\n")
+	        f.flush()
+	        while True:
+	            r = json.loads(f.readline())
+	            if "return" in r or "error" in r:
+	                return r
+	    json.loads(f.readline())  # the greeting
+	    ask("qmp_capabilities")
+	    for c in sys.argv[2:]:
+	        r = ask("human-monitor-command", **{"command-line": c})
+	        print("(qemu) " + c)
+	        print(r.get("return", "error: %s" % r.get("error")).rstrip())
+	except (OSError, ValueError) as e:
+	    print("QMP: %s" % e)
+	EOF
+}
+# watch_init: whether init speaks within $stall seconds of the kernel
+# running it; if not, the guest's state into the log, and QEMU stopped
+watch_init() {
+	local ran= why size i
+	while sleep 2 && [ ! -e "$log.ended" ]; do
+		grep -qa '^hwage-init: mode' "$log" && return
+		if [ -z "$ran" ]; then
+			grep -qaE '\] Run [^ ]+ as init process' "$log" && ran=$SECONDS
+			continue
+		fi
+		[ $((SECONDS - ran)) -ge "$stall" ] || continue
+		why="init stalled: the kernel ran /init ${stall}s ago and init has printed nothing"
+		touch "$log.stalled"
+		{
+			echo "hwage-host: $why"
+			echo "hwage-host: the vCPUs, from QMP:"
+			qmp_hmp "info status" "info cpus" "info registers -a" | sed 's/^/hwage-qmp: /'
+			echo "hwage-host: asking the kernel for its tasks and locks"
+		} >>"$log"
+		if [ "$arch" = x86_64 ]; then
+			qmp_hmp "sendkey alt-sysrq-d" "sendkey alt-sysrq-w" "sendkey alt-sysrq-l" \
+				"sendkey alt-sysrq-t" >/dev/null
+		else
+			qmp_hmp nmi >/dev/null
+		fi
+		# what the kernel prints, until the log stops growing (15 s at most)
+		size=-1
+		for i in $(seq 15); do
+			[ "$(stat -c %s "$log")" != "$size" ] || break
+			size=$(stat -c %s "$log")
+			sleep 1
+		done
+		echo "hwage-host: stopping QEMU ($why)" >>"$log"
+		qmp_hmp quit >/dev/null
+		for i in $(seq 20); do
+			[ -e "$log.ended" ] && return
+			sleep 0.5
+		done
+		# a vCPU stuck in QEMU can keep it from quitting
+		pkill -KILL -f -- "unix:$qmp," 2>/dev/null
+		return
+	done
+}
 # Show progress (init's lines and top-level results) while logging it all.
 progress() {
 	local l t
@@ -391,6 +478,12 @@ if [ -n "${HWAGE_HOTPLUG:-}" ]; then
 	) &
 	hotplug=$!
 fi
+rm -f "$log.stalled" "$log.ended"
+watcher=
+if [ "$stall" != 0 ]; then
+	watch_init &
+	watcher=$!
+fi
 t0r=$EPOCHREALTIME
 timeout -k 10 "$timeout" "${qemu[@]}" -chardev stdio,id=con,signal=off -serial chardev:con \
 	</dev/null 2>&1 | tee -a "$log" |
@@ -401,6 +494,11 @@ timeout -k 10 "$timeout" "${qemu[@]}" -chardev stdio,id=con,signal=off -serial c
 	fi
 rc=${PIPESTATUS[0]}
 secs=$(($(date +%s) - t0))
+touch "$log.ended"
+if [ -n "$watcher" ]; then
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
+fi
 if [ -n "$chaos" ]; then
 	kill -TERM "$chaos" 2>/dev/null
 	wait "$chaos"
@@ -408,19 +506,22 @@ if [ -n "$chaos" ]; then
 	rm -f "$log.chaos"
 fi
 if [ -n "$hotplug" ]; then
-	touch "$log.ended"
 	wait "$hotplug"
 	sleep 0.2
 	kill "$monreader" 2>/dev/null
 	wait "$monreader" 2>/dev/null
-	rm -f "$mon.in" "$mon.out" "$log.ended"
+	rm -f "$mon.in" "$mon.out"
 	# the monitor's answers, without its echo of the commands (readline
 	# redraws each keystroke: "(qemu) o\e[K\e[Dob...")
 	tr -d '\r' <"$log.monitor" | grep -av -e '^(qemu)' -e '^ *$' | sed 's/^/hwage-monitor: /' >>"$log"
 fi
 # how QEMU ended, when not cleanly: in the log too, for the scorer
 end=
-if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+if [ -e "$log.stalled" ]; then
+	rm -f "$log.stalled"
+	end="init stalled: it printed nothing in ${stall}s after the kernel ran it; QEMU stopped after ${secs}s (the guest's state is in the log above)"
+	rc=125
+elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	end="guest timed out after ${timeout}s and was killed"
 elif [ "$rc" != 0 ]; then
 	end="qemu exited with status $rc after ${secs}s"
@@ -430,6 +531,7 @@ if [ -n "$end" ]; then
 	tail -n 30 "$log" >&2
 	echo "hwage-host: $end" >>"$log"
 fi
+rm -f "$log.ended"
 boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init.*/\1/p' "$log" | head -n 1)
 info "$HWAGE_KNAME guest ($MODE, hca=$hca, icount=$icount) ran ${secs}s, kernel reached init at ${boot:-?}s; log: $log"
 exit "$rc"

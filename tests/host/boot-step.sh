@@ -6,13 +6,14 @@
 # ground truth. Each must fail with a line naming its cause, and nothing of
 # the previous boot may be scored. No kernel is needed: the kernel and the
 # initramfs are empty files, the plugin build is broken by a bad header.
+# Then a guest whose init stalls, played by a fake QEMU.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 H=$here/../../harness
 . "$H/ktap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ktap_plan 12
+ktap_plan 16
 # the empty "kernel" below is a production one, whatever flavour the
 # caller (make test: debug) boots
 export HWAGE_KERNEL=prod
@@ -125,4 +126,72 @@ rc=$?
 [ "$rc" != 0 ] && grep -q '^hwage-host: boot did not start: HWAGE_HOTPLUG=100M: want a multiple of 128M' "$C/logs/hp.log" &&
 	! ls "$C/logs"/hp.log.mon* >/dev/null 2>&1
 ktap_ok bad_dimm_size_refused $? "$out" "$(cat "$C/logs/hp.log" 2>&1)"
+
+# 7. Init stalls: a fake qemu-system-x86_64 (first on PATH) whose "kernel"
+# runs /init and then prints nothing, and which answers QMP as QEMU does
+# and quits when told. run-guest.sh must stop it after HWAGE_INIT_STALL
+# seconds, with the vCPUs' state in the log, and exit 125; boot-test.sh
+# must boot once more and fail on the second stall, naming both logs.
+fresh_cache
+mkdir -p "$tmp/bin"
+cat >"$tmp/bin/qemu-system-x86_64" <<'EOF'
+#!/usr/bin/env python3
+import json, os, socket, sys, time
+if "-qmp" not in sys.argv:
+    print("[    1.000000] Run /init as init process", flush=True)
+    while True:
+        time.sleep(1)
+path = sys.argv[sys.argv.index("-qmp") + 1][len("unix:"):].split(",")[0]
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(path)
+srv.listen(1)
+print("[    1.000000] Run /init as init process", flush=True)
+while True:
+    c, _ = srv.accept()
+    f = c.makefile("rw")
+    f.write('{"QMP": {"version": {}, "capabilities": []}}\n')
+    f.flush()
+    for line in f:
+        req = json.loads(line)
+        cmd = req.get("arguments", {}).get("command-line", "")
+        if req["execute"] == "quit" or cmd == "quit":
+            print("fake qemu: quit", flush=True)
+            os._exit(0)
+        f.write(json.dumps({"return": "fake answer to " + cmd + "\r\n"}) + "\n")
+        f.flush()
+    c.close()
+EOF
+chmod +x "$tmp/bin/qemu-system-x86_64"
+t0=$SECONDS
+out=$(PATH="$tmp/bin:$PATH" HWAGE_CACHE="$C" HWAGE_LOGS="$C/logs" HWAGE_LOG="$C/logs/stall.log" \
+	HWAGE_INIT_STALL=1 bash "$H/run-guest.sh" x86_64 test 2>&1)
+rc=$?
+log=$(cat "$C/logs/stall.log" 2>&1)
+[ "$rc" = 125 ] && [ $((SECONDS - t0)) -lt 25 ] &&
+	grep -q '^hwage-host: init stalled: the kernel ran /init 1s ago and init has printed nothing$' <<<"$log" &&
+	grep -q '^hwage-qmp: fake answer to info registers -a' <<<"$log" &&
+	grep -q '^fake qemu: quit' <<<"$log" &&
+	[ "$(tail -n 1 <<<"$log")" = "hwage-host: init stalled: it printed nothing in 1s after the kernel ran it; QEMU stopped after $(sed -n 's/.*QEMU stopped after \([0-9]*s\).*/\1/p' <<<"$log" | tail -n 1) (the guest's state is in the log above)" ] &&
+	[ ! -e "$C/logs/stall.log.stalled" ] && [ ! -e "$C/logs/stall.log.ended" ]
+ktap_ok init_stall_stops_qemu_with_its_state $? "exit $rc after $((SECONDS - t0))s" "$out" "$log"
+res=$(awk -v label=x86_64/hca=off -v rc="$rc" -f "$H/ktap-summary.awk" "$C/logs/stall.log")
+grep -q "^  FAIL guest never started (no 'hwage-init: mode' line): init stalled: the kernel ran /init" <<<"$res"
+ktap_ok init_stall_scored_as_a_stall $? "$res"
+fresh_cache
+PATH="$tmp/bin:$PATH" HWAGE_INIT_STALL=1 boot off
+first=$(sed -n 's/.*init stalled right after the kernel ran it (cause unknown; log with the guest.s state kept: \(.*\)): booting again (1 of 2)$/\1/p' <<<"$out")
+[ "$rc" != 0 ] && [ -n "$first" ] && grep -q '^hwage-host: init stalled' "$first" &&
+	grep -q "^  note: an earlier boot of x86_64/hca=off stalled after the kernel ran /init and was tried again; its log: $first$" <<<"$out" &&
+	grep -q "^  FAIL guest never started (no 'hwage-init: mode' line): init stalled" <<<"$out" &&
+	[ "$(grep -c 'booting again' <<<"$out")" = 1 ] &&
+	grep -q '^x86_64/hca=off: [0-9]* passed, [1-9][0-9]* failed' <<<"$out"
+ktap_ok init_stall_booted_again_once $? "exit $rc" "$out"
+# with the check off, the same guest runs into the timeout
+fresh_cache
+out=$(PATH="$tmp/bin:$PATH" HWAGE_CACHE="$C" HWAGE_LOGS="$C/logs" HWAGE_LOG="$C/logs/off.log" \
+	HWAGE_INIT_STALL=0 HWAGE_TIMEOUT=4 bash "$H/run-guest.sh" x86_64 test 2>&1)
+rc=$?
+[ "$rc" = 124 ] && ! grep -q 'init stalled' "$C/logs/off.log" &&
+	! grep -q -- '-qmp' "$C/logs/off.log.cmd"
+ktap_ok init_stall_check_off $? "exit $rc" "$out" "$(cat "$C/logs/off.log" 2>&1)"
 ktap_done
