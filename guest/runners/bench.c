@@ -354,14 +354,16 @@ static void damon_run(const char *name, char *const argv[])
  * 1 ms, 20 ms: nr_accesses still counts to 20), the sets in huge pages
  * (damon-thp), scored on the host (bench/damon-score.sh); or DAMOS pageout
  * of the regions unaccessed for 5 aggregations (damon-reclaim); or DAMOS
- * lru_prio with a quota ranked by frequency (damon-quota).
+ * lru_prio with a quota ranked by frequency (damon-quota; with
+ * hwage.damon_detail=1 on the kernel command line, what its views took,
+ * w-damon -v).
  */
 static void damon_wl(const char *name, const char *secs)
 {
 	int fine = !strcmp(name, "damon-fine");
 	char *argv[] = { "/bin/w-damon", "-n", (char *)name, "-s", (char *)secs,
 			 "-i", fine ? "1000" : "5000", "-a", fine ? "20000" : "100000",
-			 NULL, NULL };
+			 NULL, NULL, NULL };
 
 	if (!strcmp(name, "damon-thp"))
 		argv[9] = "-T";
@@ -369,6 +371,9 @@ static void damon_wl(const char *name, const char *secs)
 		argv[9] = "-P";
 	else if (!strcmp(name, "damon-quota"))
 		argv[9] = "-Q";
+	/* hwage.damon_detail=1: what the quota's views took (w-damon -v) */
+	if (argv[9] && !strcmp(argv[9], "-Q") && !strcmp(kparam("damon_detail", "0"), "1"))
+		argv[10] = "-v";
 	damon_run(name, argv);
 }
 

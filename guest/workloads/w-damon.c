@@ -47,7 +47,9 @@
  * seconds of the regions the scheme took; the run line says what share of
  * the sets' pages in them were hot (quota_hot=, the mean over the views)
  * and what share of the hot set they held (quota_cover=). The accessed
- * bits see the two sets alike; the counts say how often.
+ * bits see the two sets alike; the counts say how often. -v adds, on
+ * stderr, the regions of the first three views of each run, each with its
+ * sets' pages and their counts (quota_detail()).
  *
  * Exit 0, 1 if a set lost a byte, 2 on bad options, 3 if DAMON or the
  * snapshots are missing.
@@ -82,6 +84,8 @@ static volatile int stop;
 static volatile long long hot_reads;
 
 static int thp;
+/* -v: what the quota run's first views took, on stderr */
+static int detail;
 /* the warm reader's pause between reads of its set */
 static useconds_t warm_pause_us = 100000;
 
@@ -170,6 +174,103 @@ static int reclaim_run(const char *ops, const char *name, const struct page_set 
 	return 0;
 }
 
+/* the summed counts (count + prev) of a page, -1 if they cannot be read */
+static long long page_hotness(unsigned long long pfn)
+{
+	struct hca_count e;
+
+	return hca_read_count(pfn, &e) ? -1 : (long long)(e.count + e.prev);
+}
+
+/* the mean hotness of up to @max of the @n pages @pfn (0: absent), evenly spread */
+static double mean_hotness(const unsigned long long *pfn, long n, long max, long *read)
+{
+	long step = n > max ? n / max : 1, i;
+	double sum = 0;
+
+	*read = 0;
+	for (i = 0; i < n; i += step) {
+		long long h = pfn[i] ? page_hotness(pfn[i]) : -1;
+
+		if (h >= 0) {
+			sum += h;
+			(*read)++;
+		}
+	}
+	return *read ? sum / *read : 0;
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * -v: what a view of the quota run (-Q) took, on stderr: per region taken,
+ * its sets' pages, and the mean counts (count + prev, through the
+ * backend's debugfs "entry" file) of its hot, warm and other pages
+ * (other: in neither set; 16 of them at most, evenly spread), then those
+ * of the two sets as a whole. Diagnostics: the reads take time and
+ * perturb the run.
+ */
+static void quota_detail(int view, const struct damon_region *r, int n,
+			 const unsigned long long *pfn, long hot_pages, long warm_pages)
+{
+	long total = hot_pages + warm_pages, i, k, got;
+	unsigned long long *sorted = malloc(total * sizeof(*sorted));
+	double mh, mw;
+
+	if (!sorted)
+		return;
+	memcpy(sorted, pfn, total * sizeof(*sorted));
+	qsort(sorted, total, sizeof(*sorted), cmp_ull);
+	for (k = 0; k < n; k++) {
+		unsigned long long first = r[k].start / psz, last = (r[k].end - 1) / psz, p;
+		long h = 0, w = 0, nh = 0, nw = 0, no = 0;
+		double sh = 0, sw = 0, so = 0;
+		unsigned long long step = (last - first + 1) / 16 ? (last - first + 1) / 16 : 1;
+
+		for (i = 0; i < total; i++) {
+			long long c;
+
+			if (!pfn[i] || pfn[i] < first || pfn[i] > last)
+				continue;
+			i < hot_pages ? h++ : w++;
+			c = page_hotness(pfn[i]);
+			if (c < 0)
+				continue;
+			if (i < hot_pages) {
+				sh += c;
+				nh++;
+			} else {
+				sw += c;
+				nw++;
+			}
+		}
+		for (p = first; p <= last; p += step) {
+			long long c;
+
+			if (bsearch(&p, sorted, total, sizeof(*sorted), cmp_ull))
+				continue;
+			c = page_hotness(p);
+			if (c >= 0) {
+				so += c;
+				no++;
+			}
+		}
+		fprintf(stderr, "# w-damon: quota view %d region %#llx-%#llx (%llu KiB) nr_accesses %u age %u: hot %ld (mean %.0f), warm %ld (mean %.0f), other mean %.0f (%ld read)\n",
+			view, r[k].start, r[k].end, (r[k].end - r[k].start) >> 10, r[k].nr_accesses,
+			r[k].age, h, nh ? sh / nh : 0, w, nw ? sw / nw : 0, no ? so / no : 0, no);
+	}
+	mh = mean_hotness(pfn, hot_pages, 512, &got);
+	mw = mean_hotness(pfn + hot_pages, warm_pages, 512, &i);
+	fprintf(stderr, "# w-damon: quota view %d: %d regions taken; hot set mean %.0f (%ld read), warm set mean %.0f (%ld read)\n",
+		view, n, mh, got, mw, i);
+	free(sorted);
+}
+
 /*
  * One run of the quota ranked by frequency with @ops (-Q): the share of
  * the sets' pages the scheme took that were hot, and of the hot set it
@@ -215,6 +316,11 @@ static int quota_run(const char *ops, const char *name, const struct page_set *s
 		hot += (double)h / (h + w);
 		cover += (double)h / sets[0].pages;
 		views++;
+		if (detail && views <= 3) {
+			fprintf(stderr, "# w-damon: quota run with %s, view %d: %ld hot and %ld warm pages taken\n",
+				ops, views, h, w);
+			quota_detail(views, r, n, pfn, sets[0].pages, sets[1].pages);
+		}
 	}
 	cpu1 = task_cpu_ns(pid);
 	damon_stop();
@@ -302,7 +408,7 @@ int main(int argc, char **argv)
 	struct page_set sets[3];
 	pthread_t th[2];
 
-	while ((opt = getopt(argc, argv, "H:W:C:R:w:s:i:a:n:TPQg:")) != -1) {
+	while ((opt = getopt(argc, argv, "H:W:C:R:w:s:i:a:n:TPQg:v")) != -1) {
 		switch (opt) {
 		case 'H':
 			hot_mb = parse_num("w-damon", "-H", optarg, 1, 1024);
@@ -344,8 +450,11 @@ int main(int argc, char **argv)
 		case 'g':
 			min_age = parse_num("w-damon", "-g", optarg, 1, 1000);
 			break;
+		case 'v':
+			detail = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: w-damon [-H HOT_MB] [-W WARM_MB] [-C COLD_MB] [-R ROUNDS] [-w WARMUP_S] [-s SECONDS] [-i SAMPLE_US] [-a AGGR_US] [-n NAME] [-T] [-P [-g MIN_AGE] | -Q]\n");
+			fprintf(stderr, "usage: w-damon [-H HOT_MB] [-W WARM_MB] [-C COLD_MB] [-R ROUNDS] [-w WARMUP_S] [-s SECONDS] [-i SAMPLE_US] [-a AGGR_US] [-n NAME] [-T] [-P [-g MIN_AGE] | -Q [-v]]\n");
 			return 2;
 		}
 	}
