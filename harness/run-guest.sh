@@ -424,12 +424,14 @@ watch_init() {
 		else
 			qmp_hmp nmi >/dev/null
 		fi
-		# what the kernel prints, until the log stops growing (15 s at most)
+		# what the kernel prints: 5 s, then until the log stops growing
+		# for 2 s (20 s at most)
+		sleep 5
 		size=-1
-		for i in $(seq 15); do
+		for i in $(seq 8); do
 			[ "$(stat -c %s "$log")" != "$size" ] || break
 			size=$(stat -c %s "$log")
-			sleep 1
+			sleep 2
 		done
 		echo "hwage-host: stopping QEMU ($why)" >>"$log"
 		qmp_hmp quit >/dev/null
