@@ -40,9 +40,10 @@
  *      lru_prio scheme on paddr_counts whose quota is the hot set's size
  *      an aggregation, ranking regions by frequency alone, takes the hot
  *      set: at least 80% of the pages of the sets it took in SNAPS views
- *      are hot (skipped without a backend, or where the sets lie in more
- *      than MAX_RUNS runs; paddr's share, where both sets look alike,
- *      goes to the log);
+ *      are hot, while one page of the hot set is read thousands of times
+ *      more than the others (BEACON_READS) (skipped without a backend, or
+ *      where the sets lie in more than MAX_RUNS runs; paddr's share,
+ *      where both sets look alike, goes to the log);
  *   9. every byte of the sets read back intact.
  *
  * In the "on" boot the counts come from the emulated engine; in the
@@ -120,11 +121,20 @@ static long psz;
 static volatile int stop_reader;
 /* once set, read FREQ_RATIO times less often than the hot set */
 static const struct page_set *volatile warm_read;
+/*
+ * Meanwhile the hot set's first page is read BEACON_READS times a pass, a
+ * line at a time (the emulator counts a run of reads of one line once):
+ * thousands of times any other page's count, as a lock or a counter in
+ * the monitored memory would be, which must not squash the difference
+ * between the other hot pages and the warm ones.
+ */
+#define BEACON_READS 4096
 
 static void *reader(void *arg)
 {
 	const struct page_set *s = arg;
 	unsigned long sum = 0, passes = 0;
+	long i;
 
 	while (!stop_reader) {
 		const struct page_set *w = warm_read;
@@ -132,6 +142,8 @@ static void *reader(void *arg)
 		sum += page_set_read(s);
 		if (w && ++passes % FREQ_RATIO == 0)
 			sum += page_set_read(w);
+		for (i = 0; w && i < BEACON_READS; i++)
+			sum += ((volatile unsigned char *)s->buf)[i * 64 % psz];
 	}
 	return (void *)sum;
 }

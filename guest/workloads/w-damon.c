@@ -317,8 +317,9 @@ static int quota_run(const char *ops, const char *name, const struct page_set *s
 		cover += (double)h / sets[0].pages;
 		views++;
 		if (detail && views <= 3) {
-			fprintf(stderr, "# w-damon: quota run with %s, view %d: %ld hot and %ld warm pages taken\n",
-				ops, views, h, w);
+			/* the readers' loop flag, read at every access: a page hotter than any */
+			fprintf(stderr, "# w-damon: quota run with %s, view %d: %ld hot and %ld warm pages taken; the loop flag's page is pfn %#llx\n",
+				ops, views, h, w, pagemap_pfn(pm, &stop));
 			quota_detail(views, r, n, pfn, sets[0].pages, sets[1].pages);
 		}
 	}
