@@ -25,9 +25,9 @@
 # first line, "hwage-init: mode", comes at once) for HWAGE_INIT_STALL
 # seconds (120; 0 turns the check off) has stalled: the host asks QEMU
 # (QMP, on a socket of this boot's) for the vCPUs' state and registers,
-# asks the kernel for its tasks and locks (x86_64: SysRq d, w, l, t on the
-# keyboard; ppc64le: a system reset, which prints the interrupted
-# context), appends all of it to the log after a line
+# sends an NMI, on which the kernel prints where each CPU was and panics
+# (ppc64le: a system reset; x86_64: booted with unknown_nmi_panic=1; the
+# kernels here have no SysRq), appends all of it to the log after a line
 #   hwage-host: init stalled: ...
 # and stops QEMU, rather than wait for the timeout; the exit status is 125.
 #
@@ -357,6 +357,8 @@ case "$HWAGE_KERNEL" in
 debug) kdebug="panic_on_warn=1" ;;
 kasan) kdebug="panic_on_warn=1$([ "$arch" != ppc64le ] || echo " disable_radix=no")" ;;
 esac
+# an NMI from the host (a stalled guest, below) panics with a backtrace
+[ "$arch" != x86_64 ] || kdebug+="${kdebug:+ }unknown_nmi_panic=1"
 cmdline="console=$CONSOLE panic=-1 ${kdebug:+$kdebug }hwage.mode=$MODE hwage.hca=$hca hwage.truth=$truth hwage.release=$release ${tiers_cmdline:+$tiers_cmdline }${HWAGE_CMDLINE:-}"
 qemu=($QEMU "${hca_args[@]}" "${disk_args[@]}" "${hotplug_args[@]}" $QEMU_ARGS -nodefaults -no-reboot -display none
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
@@ -416,14 +418,12 @@ watch_init() {
 			echo "hwage-host: $why"
 			echo "hwage-host: the vCPUs, from QMP:"
 			qmp_hmp "info status" "info cpus" "info registers -a" | sed 's/^/hwage-qmp: /'
-			echo "hwage-host: asking the kernel for its tasks and locks"
+			echo "hwage-host: sending an NMI: the kernel prints where its CPUs were"
 		} >>"$log"
-		if [ "$arch" = x86_64 ]; then
-			qmp_hmp "sendkey alt-sysrq-d" "sendkey alt-sysrq-w" "sendkey alt-sysrq-l" \
-				"sendkey alt-sysrq-t" >/dev/null
-		else
-			qmp_hmp nmi >/dev/null
-		fi
+		# an NMI on every vCPU: ppc64le takes it as a system reset, x86_64
+		# as an unknown NMI (unknown_nmi_panic=1 below); both print the
+		# interrupted context and panic
+		qmp_hmp nmi >/dev/null
 		# what the kernel prints: 5 s, then until the log stops growing
 		# for 2 s (20 s at most)
 		sleep 5
