@@ -421,7 +421,7 @@ watch_init() {
 			echo "hwage-host: sending an NMI: the kernel prints where its CPUs were"
 		} >>"$log"
 		# an NMI on every vCPU: ppc64le takes it as a system reset, x86_64
-		# as an unknown NMI (unknown_nmi_panic=1 below); both print the
+		# as an unknown NMI (booted with unknown_nmi_panic=1); both print the
 		# interrupted context and panic
 		qmp_hmp nmi >/dev/null
 		# what the kernel prints: 5 s, then until the log stops growing
