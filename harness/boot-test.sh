@@ -192,17 +192,17 @@ boot ""
 # after the kernel ran /init: no line from init, no stall or hung-task
 # report, no instruction counted after; cause unknown. run-guest.sh now
 # stops such a boot after HWAGE_INIT_STALL seconds with the vCPUs' state
-# and the kernel's tasks and locks in its log; that log is kept (its path
+# and the kernel's answer to an NMI in its log; that log is kept (its path
 # goes into the results) and the boot is tried again, once: a second
 # stall fails.
 first=${log%.log}
-stalls=()
+stalled=
 for retry in 1 2; do
 	[ "$rc" != 0 ] && [ -s "$log" ] && ! grep -qa 'hwage-init: mode' "$log" || break
 	if grep -qa 'iotlb_to_section: Assertion' "$log"; then
 		info "QEMU aborted in iotlb_to_section before the guest started (a QEMU bug; log kept: $log): booting again ($retry of 2)"
-	elif [ "$rc" = 125 ] && [ ${#stalls[@]} = 0 ] && grep -qa '^hwage-host: init stalled' "$log"; then
-		stalls+=("$log")
+	elif [ "$rc" = 125 ] && [ -z "$stalled" ] && grep -qa '^hwage-host: init stalled' "$log"; then
+		stalled=$log
 		info "init stalled right after the kernel ran it (cause unknown; log with the guest's state kept: $log): booting again ($retry of 2)"
 	else
 		break
@@ -212,9 +212,8 @@ for retry in 1 2; do
 done
 
 echo "results for $arch, hca=$hca ($log):"
-for l in "${stalls[@]}"; do
-	echo "  note: an earlier boot of $label stalled after the kernel ran /init and was tried again; its log: $l"
-done
+[ -z "$stalled" ] ||
+	echo "  note: an earlier boot of $label stalled after the kernel ran /init and was tried again; its log: $stalled"
 if [ ! -s "$log" ]; then
 	echo "  FAIL $label: boot did not start: run-guest.sh exited with status $rc and wrote nothing to its log (log: $log)"
 	echo "$label: 0 passed, 1 failed, 0 skipped"

@@ -369,11 +369,12 @@ static void damon_wl(const char *name, const char *secs)
 		argv[9] = "-T";
 	else if (!strcmp(name, "damon-reclaim"))
 		argv[9] = "-P";
-	else if (!strcmp(name, "damon-quota"))
+	else if (!strcmp(name, "damon-quota")) {
 		argv[9] = "-Q";
-	/* hwage.damon_detail=1: what the quota's views took (w-damon -v) */
-	if (argv[9] && !strcmp(argv[9], "-Q") && !strcmp(kparam("damon_detail", "0"), "1"))
-		argv[10] = "-v";
+		/* hwage.damon_detail=1: what the quota's views took (w-damon -v) */
+		if (!strcmp(kparam("damon_detail", "0"), "1"))
+			argv[10] = "-v";
+	}
 	damon_run(name, argv);
 }
 

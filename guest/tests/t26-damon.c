@@ -361,10 +361,10 @@ static double quota_precision(const char *ops, const unsigned long long (*ranges
 /*
  * Check 8's verdict on the share @prec of hot pages the quota took. A
  * known defect on ppc64le (2026-12-08, issue 16): with the beacon page,
- * its debug boots took 0.47 and 0.71 hot (x86_64: 1.000), the quota's
- * small budget going to the beacon and a few other pages and the rest
- * now and then to warm regions; reported as a TODO there until it is
- * understood, a failure anywhere else.
+ * three debug boots took 0.47, 0.71 and 0.99 hot (x86_64: 1.000), the
+ * failing ones' small budget going to a few busy pages and now and then
+ * to warm regions; reported as a TODO there until it is understood, a
+ * failure anywhere else.
  */
 static void quota_verdict(const char *name, double prec)
 {
